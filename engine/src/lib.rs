@@ -1,0 +1,1 @@
+//! The embedded MVCC engine (work in progress on the engine branch).
