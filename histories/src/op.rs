@@ -1,0 +1,199 @@
+//! Operations: one line of a history. An operation is an invocation or a completion (`ok`, `fail`,
+//! `info`) by one process, with a value that is usually a transaction's micro-ops. This module owns
+//! the operation model and its JSON object form; pairing invocations with completions and the rules a
+//! whole history must follow live in [`crate::well_formed`].
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+
+use crate::mop::{Mop, Rows, RowsJson};
+use crate::position::Position;
+
+/// Whether an operation begins a transaction or says how it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpType {
+    /// The client asked.
+    Invoke,
+    /// Committed.
+    Ok,
+    /// Certainly had no effect: aborted, rolled back, a serialization failure.
+    Fail,
+    /// Indeterminate: may or may not have taken effect (a lost connection during commit).
+    Info,
+}
+
+impl OpType {
+    /// The type's name in a history.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpType::Invoke => "invoke",
+            OpType::Ok => "ok",
+            OpType::Fail => "fail",
+            OpType::Info => "info",
+        }
+    }
+
+    /// Parses a type name (`invoke`, `ok`, `fail`, `info`).
+    pub fn parse(name: &str) -> Option<OpType> {
+        match name {
+            "invoke" => Some(OpType::Invoke),
+            "ok" => Some(OpType::Ok),
+            "fail" => Some(OpType::Fail),
+            "info" => Some(OpType::Info),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for OpType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who performed an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Process {
+    /// A client process: one logical, single-threaded client.
+    Client(u64),
+    /// The fault injector; checks skip its operations.
+    Nemesis,
+}
+
+impl fmt::Display for Process {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Process::Client(p) => write!(f, "{p}"),
+            Process::Nemesis => write!(f, "nemesis"),
+        }
+    }
+}
+
+impl Serialize for Process {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Process::Client(p) => s.serialize_u64(*p),
+            Process::Nemesis => s.serialize_str("nemesis"),
+        }
+    }
+}
+
+/// What an operation does (`f`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Function {
+    /// A transaction of micro-ops (list-append, rw-register); also what an absent `f` means.
+    Txn,
+    /// Fixes the initial rows of a predicate workload.
+    Init,
+    /// A workload-specific name (`withdraw`, `transfer`, `read`, a nemesis's fault name).
+    Named(Box<str>),
+}
+
+impl Function {
+    /// Parses an `f` name.
+    pub fn parse(name: &str) -> Function {
+        match name {
+            "txn" => Function::Txn,
+            "init" => Function::Init,
+            other => Function::Named(other.into()),
+        }
+    }
+
+    /// The name as written in a history.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Function::Txn => "txn",
+            Function::Init => "init",
+            Function::Named(name) => name,
+        }
+    }
+}
+
+impl fmt::Display for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An operation's value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpValue {
+    /// The micro-ops of a transaction.
+    Txn(Vec<Mop>),
+    /// The rows of an `init` operation.
+    Rows(Rows),
+    /// Anything else, kept as written (a nemesis operation's value).
+    Other(serde_json::Value),
+}
+
+impl OpValue {
+    /// The micro-ops, if this value is a transaction.
+    pub fn mops(&self) -> &[Mop] {
+        match self {
+            OpValue::Txn(mops) => mops,
+            _ => &[],
+        }
+    }
+}
+
+/// One operation of a history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Op {
+    /// Position in the history; assigned in file order when the file gives none.
+    pub index: u64,
+    /// Invocation or completion.
+    pub kind: OpType,
+    /// Who performed it; assigned when the file gives none (see [`crate::well_formed`]).
+    pub process: Process,
+    /// What it does.
+    pub f: Function,
+    /// Nanoseconds since the run began, on a monotonic clock.
+    pub time: Option<i64>,
+    /// The micro-ops (or other value).
+    pub value: OpValue,
+    /// Why a `fail` or `info` happened, as the system said it.
+    pub error: Option<Box<str>>,
+    /// Fields this model does not know, kept so a history can be written back unchanged.
+    pub extra: Vec<(Box<str>, serde_json::Value)>,
+    /// Where the operation starts in its file.
+    pub at: Position,
+}
+
+impl Op {
+    /// The transaction's micro-ops; empty for other values.
+    pub fn mops(&self) -> &[Mop] {
+        self.value.mops()
+    }
+
+    /// Whether this is a client operation (not the nemesis).
+    pub fn is_client(&self) -> bool {
+        matches!(self.process, Process::Client(_))
+    }
+}
+
+impl Serialize for Op {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("index", &self.index)?;
+        map.serialize_entry("type", self.kind.as_str())?;
+        map.serialize_entry("process", &self.process)?;
+        map.serialize_entry("f", self.f.as_str())?;
+        if let Some(time) = self.time {
+            map.serialize_entry("time", &time)?;
+        }
+        match &self.value {
+            OpValue::Txn(mops) => map.serialize_entry("value", mops)?,
+            OpValue::Rows(rows) => map.serialize_entry("value", &RowsJson(rows))?,
+            OpValue::Other(json) => map.serialize_entry("value", json)?,
+        }
+        if let Some(error) = &self.error {
+            map.serialize_entry("error", error)?;
+        }
+        for (name, value) in &self.extra {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}

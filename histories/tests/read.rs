@@ -1,0 +1,233 @@
+//! End-to-end tests of reading history files: every format, the pairing rules, and one clear error
+//! (file:line:col and what was expected) for each kind of malformed input.
+
+use std::path::{Path, PathBuf};
+
+use histories::{Format, HistoryError, Key, Mop, Observed, OpType, Position, Problem, Process, parse, read_file};
+
+fn elle(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/histories/elle").join(name)
+}
+
+/// The error's position and message, for a history that must not parse.
+fn error(text: &str, format: Format) -> (Position, Problem, String) {
+    match parse(text, format, "h.txt") {
+        Ok(_) => panic!("expected an error for {text}"),
+        Err(e) => {
+            let message = e.to_string();
+            let (at, problem) = e.malformed().expect("a malformed-history error");
+            (at, problem.clone(), message)
+        }
+    }
+}
+
+#[test]
+fn json_lines_pair_invocations_with_completions_and_assign_indices() {
+    let text = r#"{"type":"invoke","process":0,"value":[["append",1,1],["r",2,null]]}
+
+{"type":"invoke","process":1,"f":"txn","value":[["r",1,null]]}
+{"type":"ok","process":0,"value":[["append",1,1],["r",2,[3]]],"node":"n1"}
+{"type":"fail","process":1,"value":[["r",1,null]],"error":"40001"}
+"#;
+    let h = parse(text, Format::JsonLines, "h.jsonl").unwrap();
+    assert_eq!(h.ops().iter().map(|op| op.index).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    assert_eq!(h.ops()[2].at, Position::new(4, 1), "positions count blank lines");
+    let txns: Vec<_> = h.transactions().collect();
+    assert_eq!(txns.len(), 2);
+    assert_eq!(txns[0].outcome(), OpType::Ok);
+    assert_eq!(txns[0].completion_at, Some(2));
+    assert_eq!(txns[0].op().mops()[1], Mop::Read { key: Key::Int(2), value: Observed::List(vec![3]) });
+    assert_eq!(txns[1].outcome(), OpType::Fail);
+    assert_eq!(txns[1].op().error.as_deref(), Some("40001"));
+    assert_eq!(h.ops()[2].extra, vec![("node".into(), serde_json::json!("n1"))]);
+}
+
+#[test]
+fn an_invocation_the_history_never_completes_is_indeterminate() {
+    let h = parse(r#"{"type":"invoke","process":4,"value":[["append","x",1]]}"#, Format::JsonLines, "h").unwrap();
+    let txn = h.transactions().next().unwrap();
+    assert_eq!(txn.outcome(), OpType::Info);
+    assert!(txn.completion.is_none());
+}
+
+#[test]
+fn json_arrays_read_like_json_lines_and_locate_each_operation() {
+    let text = "[\n  {\"type\":\"invoke\",\"process\":0,\"value\":[[\"w\",\"x\",1]]},\n  {\"type\":\"ok\",\"process\":0,\"value\":[[\"w\",\"x\",1]]}\n]\n";
+    let h = parse(text, Format::JsonArray, "h.json").unwrap();
+    assert_eq!(h.len(), 2);
+    assert_eq!(h.ops()[1].at, Position::new(3, 3));
+    assert_eq!(h.ops()[1].mops(), &[Mop::Write { key: "x".into(), value: 1 }]);
+    assert!(parse("[]", Format::JsonArray, "h.json").unwrap().is_empty());
+}
+
+#[test]
+fn edn_streams_and_vectors_read_alike() {
+    let stream = "{:type :invoke, :process 3, :f :txn, :value [[:append 1 2] [:r 1 nil]]}\n; a comment\n{:type :ok, :process 3, :f :txn, :value [[:append 1 2] [:r 1 [2]]], :time 5}\n";
+    let vector = format!("[{}]", stream.replace("; a comment\n", ""));
+    for text in [stream.to_string(), vector] {
+        let h = parse(&text, Format::Edn, "h.edn").unwrap();
+        assert_eq!(h.len(), 2);
+        let txn = h.transactions().next().unwrap();
+        assert_eq!(txn.invoke.process, Process::Client(3));
+        assert_eq!(txn.op().time, Some(5));
+        assert_eq!(txn.op().mops()[1], Mop::Read { key: Key::Int(1), value: Observed::List(vec![2]) });
+    }
+}
+
+#[test]
+fn the_elle_paper_example_has_no_processes_and_each_pair_gets_its_own() {
+    let h = read_file(&elle("paper-example.edn")).unwrap();
+    let txns: Vec<_> = h.transactions().collect();
+    assert_eq!(txns.len(), 4);
+    let processes: std::collections::BTreeSet<_> = txns.iter().map(|t| t.invoke.process).collect();
+    assert_eq!(processes.len(), 4, "one process per invoke/completion pair");
+    assert!(txns.iter().all(|t| t.outcome() == OpType::Ok && t.completion.unwrap().process == t.invoke.process));
+}
+
+#[test]
+fn the_huge_scc_history_reads_completely() {
+    let h = read_file(&elle("huge-scc.edn")).unwrap();
+    // 20,602 operations: 10,254 client transactions, the rest the nemesis's.
+    assert_eq!(h.len(), 20_602);
+    let outcomes = h.transactions().fold([0; 3], |mut n, t| {
+        n[match t.outcome() {
+            OpType::Ok => 0,
+            OpType::Fail => 1,
+            _ => 2,
+        }] += 1;
+        n
+    });
+    assert_eq!(h.transactions().count(), 10_254);
+    assert_eq!(outcomes.iter().sum::<usize>(), 10_254);
+    assert!(outcomes[0] > 2_900 && outcomes[1] > 7_000, "{outcomes:?}");
+    assert!(h.ops().iter().all(|op| op.time.is_some()));
+}
+
+#[test]
+fn sniffing_tells_the_formats_apart() {
+    assert_eq!(Format::sniff("{\"type\": 1}"), Format::JsonLines);
+    assert_eq!(Format::sniff("  [ {\"type\": 1}]"), Format::JsonArray);
+    assert_eq!(Format::sniff("{:type :ok}"), Format::Edn);
+    assert_eq!(Format::sniff("[{:type :ok}]"), Format::Edn);
+    assert_eq!(Format::sniff("; comment\n{:type :ok}"), Format::Edn);
+}
+
+#[test]
+fn json_lines_write_back_what_they_read() {
+    let text = r#"{"index":0,"type":"invoke","process":0,"f":"txn","time":10,"value":[["append",1,1],["r",2,null]]}
+{"index":1,"type":"ok","process":0,"f":"txn","time":20,"value":[["append",1,1],["r",2,[3]]],"node":"n1"}
+{"index":2,"type":"invoke","process":"nemesis","f":"kill","value":{"nodes":["n1"]}}
+"#;
+    let h = parse(text, Format::JsonLines, "h").unwrap();
+    let mut out = Vec::new();
+    histories::write_jsonl(h.ops(), &mut out).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), text);
+}
+
+// ---- One clear error for each malformed input ------------------------------------------------
+
+#[test]
+fn truncated_json_names_the_line_and_column() {
+    let (at, problem, message) = error(
+        "{\"type\":\"invoke\",\"process\":0,\"value\":[]}\n{\"type\":\"ok\",\"process\":0,\"val",
+        Format::JsonLines,
+    );
+    assert_eq!(at.line, 2);
+    assert!(matches!(problem, Problem::Syntax(_)));
+    assert!(message.starts_with("h.txt:2:"), "{message}");
+    assert!(message.contains("EOF"), "{message}");
+}
+
+#[test]
+fn a_bad_micro_op_is_located_inside_the_line() {
+    let line = r#"{"type":"invoke","process":0,"value":[["append",1,1],["cas",1,2,3]]}"#;
+    let (at, problem, message) = error(line, Format::JsonLines);
+    assert_eq!(at.line, 1);
+    assert!(at.column as usize > line.find("cas").unwrap(), "column {} should point at the micro-op", at.column);
+    assert!(matches!(problem, Problem::Syntax(ref m) if m.contains("unknown micro-op \"cas\"")), "{message}");
+}
+
+#[test]
+fn non_integer_values_are_refused() {
+    let (_, problem, _) = error(r#"{"type":"invoke","process":0,"value":[["append",1,1.5]]}"#, Format::JsonLines);
+    assert!(matches!(problem, Problem::Syntax(ref m) if m.contains("non-integer value 1.5")), "{problem}");
+    let (_, problem, _) = error("{:type :invoke :process 0 :value [[:append 1 :x]]}", Format::Edn);
+    assert!(matches!(problem, Problem::Shape(ref m) if m.contains("non-integer value :x")), "{problem}");
+}
+
+#[test]
+fn a_completion_without_an_invoke_is_refused() {
+    let text = "{\"type\":\"invoke\",\"process\":0,\"value\":[]}\n{\"type\":\"ok\",\"process\":0,\"value\":[]}\n{\"type\":\"ok\",\"process\":0,\"value\":[]}";
+    let (at, problem, message) = error(text, Format::JsonLines);
+    assert_eq!(at, Position::new(3, 1));
+    assert_eq!(problem, Problem::CompletionWithoutInvoke { process: "0".into(), kind: OpType::Ok });
+    assert!(message.contains("expected an invoke by process 0 before it"), "{message}");
+}
+
+#[test]
+fn two_invokes_in_flight_on_one_process_are_refused() {
+    let text = "{\"type\":\"invoke\",\"process\":7,\"value\":[]}\n{\"type\":\"invoke\",\"process\":7,\"value\":[]}";
+    let (at, problem, _) = error(text, Format::JsonLines);
+    assert_eq!(at.line, 2);
+    assert_eq!(problem, Problem::TwoInvokesInFlight { process: "7".into(), first_line: 1 });
+}
+
+#[test]
+fn ops_without_processes_must_alternate() {
+    let text = "{:type :invoke :value []}\n{:type :invoke :value []}";
+    let (at, problem, _) = error(text, Format::Edn);
+    assert_eq!(at.line, 2);
+    assert!(matches!(problem, Problem::TwoInvokesInFlight { first_line: 1, .. }));
+    let (_, problem, _) = error("{:type :ok :value []}", Format::Edn);
+    assert!(matches!(problem, Problem::CompletionWithoutInvoke { .. }));
+}
+
+#[test]
+fn mixed_key_types_are_refused() {
+    let text = "{\"type\":\"invoke\",\"process\":0,\"value\":[[\"append\",1,1]]}\n{\"type\":\"invoke\",\"process\":1,\"value\":[[\"append\",\"x\",1]]}";
+    let (at, problem, message) = error(text, Format::JsonLines);
+    assert_eq!(at.line, 2);
+    assert!(matches!(problem, Problem::MixedKeyTypes { found: "string", expected: "integer", first_line: 1, .. }));
+    assert!(message.contains("must be all integers or all strings"), "{message}");
+}
+
+#[test]
+fn duplicate_appends_of_one_value_to_one_key_are_refused() {
+    let text = "{\"type\":\"invoke\",\"process\":0,\"value\":[[\"append\",1,5]]}\n{\"type\":\"ok\",\"process\":0,\"value\":[[\"append\",1,5]]}\n{\"type\":\"invoke\",\"process\":1,\"value\":[[\"append\",1,5]]}";
+    let (at, problem, _) = error(text, Format::JsonLines);
+    assert_eq!(at.line, 3);
+    assert_eq!(problem, Problem::DuplicateWrite { verb: "appended", key: "1".into(), value: 5, first_line: 1 });
+}
+
+#[test]
+fn bad_edn_is_located() {
+    let (at, problem, message) =
+        error("{:type :invoke :process 0 :value []}\n{:type :ok :process 0 :value [}", Format::Edn);
+    assert_eq!(at.line, 2);
+    assert!(matches!(problem, Problem::Syntax(_)));
+    assert!(message.starts_with("h.txt:2:"), "{message}");
+    let (_, problem, _) = error("{:type :invoke :process 0 :value [[:cas 1 2]]}", Format::Edn);
+    assert!(matches!(problem, Problem::Shape(ref m) if m.contains("unknown micro-op :cas")));
+}
+
+#[test]
+fn an_unknown_type_or_a_missing_type_is_refused() {
+    let (_, problem, _) = error(r#"{"type":"done","process":0,"value":[]}"#, Format::JsonLines);
+    assert!(matches!(problem, Problem::Syntax(ref m) if m.contains("unknown type \"done\"")), "{problem}");
+    let (_, problem, _) = error(r#"{"process":0,"value":[]}"#, Format::JsonLines);
+    assert!(matches!(problem, Problem::Shape(ref m) if m.contains("no \"type\"")), "{problem}");
+}
+
+#[test]
+fn duplicate_indices_are_refused() {
+    let text = "{\"index\":3,\"type\":\"invoke\",\"process\":0,\"value\":[]}\n{\"index\":3,\"type\":\"ok\",\"process\":0,\"value\":[]}";
+    let (_, problem, _) = error(text, Format::JsonLines);
+    assert_eq!(problem, Problem::DuplicateIndex { index: 3, first_line: 1 });
+}
+
+#[test]
+fn a_missing_file_is_an_io_error_naming_it() {
+    let err = read_file(Path::new("/nonexistent/h.jsonl")).unwrap_err();
+    assert!(matches!(err, HistoryError::Io { .. }));
+    assert!(err.to_string().starts_with("/nonexistent/h.jsonl: cannot read"));
+}
