@@ -107,11 +107,24 @@ const MODELS: &[(&str, &[&str])] = &[
     ("session-serializable", &["1SR"]),
     (
         "snapshot-isolation",
-        &["forward-consistent-view", "monotonic-atomic-view", "monotonic-snapshot-read", "parallel-snapshot-isolation", "prefix"],
+        &[
+            "forward-consistent-view",
+            "monotonic-atomic-view",
+            "monotonic-snapshot-read",
+            "parallel-snapshot-isolation",
+            "prefix",
+        ],
     ),
     (
         "strict-serializable",
-        &["PL-3", "serializable", "linearizable", "snapshot-isolation", "strong-snapshot-isolation", "strong-session-serializable"],
+        &[
+            "PL-3",
+            "serializable",
+            "linearizable",
+            "snapshot-isolation",
+            "strong-snapshot-isolation",
+            "strong-session-serializable",
+        ],
     ),
     ("strong-session-PL-1", &["PL-1"]),
     ("strong-session-PL-2", &["PL-2", "strong-session-PL-1"]),
@@ -173,7 +186,10 @@ struct NameGraph {
 }
 
 impl NameGraph {
-    fn from_table(table: &[(&'static str, &'static [&'static str])], rename: impl Fn(&'static str) -> &'static str) -> Self {
+    fn from_table(
+        table: &[(&'static str, &'static [&'static str])],
+        rename: impl Fn(&'static str) -> &'static str,
+    ) -> Self {
         let mut g = NameGraph::default();
         for &(a, bs) in table {
             for &b in bs {
@@ -249,7 +265,7 @@ static LATTICE: LazyLock<Lattice> = LazyLock::new(|| {
         }
     }
     let models = NameGraph::from_table(MODELS, canonical);
-    let proscribed = NameGraph::from_table(DIRECT_PROSCRIBED, |a| canonical(a));
+    let proscribed = NameGraph::from_table(DIRECT_PROSCRIBED, canonical);
     let mut depth = severity.depths();
     for (model, anomalies) in &proscribed.out {
         if models.out.contains_key(model) || CANONICAL_MODEL_NAMES.iter().any(|(_, c)| c == model) {
@@ -331,7 +347,9 @@ pub fn boundary<'a>(anomalies: impl IntoIterator<Item = &'a str>) -> (Vec<String
     let weakest: BTreeSet<&'static str> = impossible
         .iter()
         .copied()
-        .filter(|m| !LATTICE.models.reach([*m], true).iter().any(|implied| implied != m && impossible.contains(implied)))
+        .filter(|m| {
+            !LATTICE.models.reach([*m], true).iter().any(|implied| implied != m && impossible.contains(implied))
+        })
         .collect();
     let friendly = |set: &BTreeSet<&'static str>| -> Vec<String> {
         set.iter().map(|m| friendly_model_name(m).to_string()).collect::<BTreeSet<_>>().into_iter().collect()
@@ -409,7 +427,17 @@ mod tests {
     #[test]
     fn strict_serializable_prohibits_every_cycle_class_and_read_committed_only_g0_and_g1() {
         let strict = anomalies_prohibited_by(["strict-serializable"]);
-        for a in ["G0", "G1a", "G1b", "G1c", "G-single-item", "G2-item", "G2-item-realtime", "G-single-realtime", "lost-update"] {
+        for a in [
+            "G0",
+            "G1a",
+            "G1b",
+            "G1c",
+            "G-single-item",
+            "G2-item",
+            "G2-item-realtime",
+            "G-single-realtime",
+            "lost-update",
+        ] {
             assert!(strict.contains(a), "{a}");
         }
         let rc = names(anomalies_prohibited_by(["read-committed"]));

@@ -55,8 +55,20 @@ const WW_WR: Kinds = Kinds::of(&[Kind::Ww, Kind::Wwp, Kind::Wr, Kind::Wrp]);
 const WR: Kinds = Kinds::of(&[Kind::Wr, Kind::Wrp]);
 
 const BASE: [CycleClass; 8] = [
-    CycleClass { name: "G0", allowed: WW, shape: Shape::NoAnti { first: WW }, predicate: PredicateRule::Either, variant: None },
-    CycleClass { name: "G1c", allowed: WW_WR, shape: Shape::NoAnti { first: WR }, predicate: PredicateRule::Either, variant: None },
+    CycleClass {
+        name: "G0",
+        allowed: WW,
+        shape: Shape::NoAnti { first: WW },
+        predicate: PredicateRule::Either,
+        variant: None,
+    },
+    CycleClass {
+        name: "G1c",
+        allowed: WW_WR,
+        shape: Shape::NoAnti { first: WR },
+        predicate: PredicateRule::Either,
+        variant: None,
+    },
     CycleClass {
         name: "G-single-item",
         allowed: WW_WR.union(Kind::Rw.only()),
@@ -104,10 +116,9 @@ const BASE: [CycleClass; 8] = [
 /// Every cycle class: the eight base classes, then their `-process` and `-realtime` variants.
 pub fn all_classes() -> Vec<CycleClass> {
     let mut classes = BASE.to_vec();
-    for (suffix, kind, name_of) in [
-        ("process", Kind::Process, PROCESS_NAMES.as_slice()),
-        ("realtime", Kind::Realtime, REALTIME_NAMES.as_slice()),
-    ] {
+    for (suffix, kind, name_of) in
+        [("process", Kind::Process, PROCESS_NAMES.as_slice()), ("realtime", Kind::Realtime, REALTIME_NAMES.as_slice())]
+    {
         for (base, name) in BASE.iter().zip(name_of) {
             debug_assert_eq!(*name, format!("{}-{suffix}", base.name));
             classes.push(CycleClass { name, allowed: base.allowed.union(kind.only()), variant: Some(kind), ..*base });
@@ -146,7 +157,13 @@ pub fn classify(labels: &[Kind]) -> String {
     let predicate = count(Kind::Rwp) > 0;
     let adjacent = (0..labels.len()).any(|i| labels[i].is_anti() && labels[(i + 1) % labels.len()].is_anti());
     let base = match anti {
-        1 => if predicate { "G-single" } else { "G-single-item" },
+        1 => {
+            if predicate {
+                "G-single"
+            } else {
+                "G-single-item"
+            }
+        }
         n if n > 1 => match (adjacent, predicate) {
             (true, true) => "G2",
             (true, false) => "G2-item",

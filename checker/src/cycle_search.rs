@@ -238,7 +238,14 @@ impl<'a> ClassSearch<'a> {
 
     /// A shortest path of at most `max_edges` edges from product node `from` to `target` in an
     /// accepting state, as `(transaction, label)` steps starting at `from`'s transaction.
-    fn path(&self, bfs: &mut Bfs, from: (u32, u8), target: u32, accepting: &[u8], max_edges: usize) -> Option<Vec<(u32, Kind)>> {
+    fn path(
+        &self,
+        bfs: &mut Bfs,
+        from: (u32, u8),
+        target: u32,
+        accepting: &[u8],
+        max_edges: usize,
+    ) -> Option<Vec<(u32, Kind)>> {
         let targets: Vec<usize> = accepting.iter().map(|&s| self.product(target, s)).collect();
         let floor = targets.iter().map(|&t| self.rank[t]).min()?;
         let start = self.product(from.0, from.1);

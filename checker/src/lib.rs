@@ -1,7 +1,42 @@
-//! isocheck's checker (work in progress).
+//! isocheck's checker: given a history, the dependencies between its transactions, the cycles among
+//! them, and the anomalies they are, with the consistency models those anomalies rule out. It follows
+//! Jepsen's Elle (Kingsbury & Alvaro, "Elle: Inferring Isolation Anomalies from Experimental
+//! Observations", VLDB 2020) and Adya's definitions (Adya 1999), and finds every cycle Elle would, without
+//! a time limit.
+//!
+//! ```
+//! use checker::{check, Options, Validity};
+//! use histories::{parse, Format};
+//!
+//! // T1 appends 1 to x; T2 reads x before T1's append and appends 2 to y; T1 read y before T2's append.
+//! let text = r#"{"type":"invoke","process":0,"value":[["append","x",1],["r","y",null]]}
+//! {"type":"invoke","process":1,"value":[["append","y",2],["r","x",null]]}
+//! {"type":"ok","process":0,"value":[["append","x",1],["r","y",[]]]}
+//! {"type":"ok","process":1,"value":[["append","y",2],["r","x",[]]]}"#;
+//! let history = parse(text, Format::JsonLines, "write-skew.jsonl").unwrap();
+//! let result = check(&history, &Options::default()).unwrap();
+//! assert_eq!(result.valid, Validity::Invalid);
+//! assert_eq!(result.anomaly_types, vec!["G2-item"]);
+//! assert_eq!(result.not, vec!["repeatable-read"]);
+//! ```
 #![deny(missing_docs)]
+
+mod check;
 pub mod consistency_model;
-pub mod graph;
-pub mod kind;
 pub mod cycle_class;
 pub mod cycle_search;
+mod error;
+mod explain;
+pub mod graph;
+pub mod kind;
+mod list_append;
+mod options;
+mod orders;
+mod result;
+mod txn;
+
+pub use check::check;
+pub use error::CheckError;
+pub use kind::{Kind, Kinds};
+pub use options::{Options, Workload};
+pub use result::{Anomaly, Case, CheckResult, Checked, Cycle, Flag, Stats, Step, TxnView, Validity};

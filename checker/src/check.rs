@@ -1,0 +1,174 @@
+//! Checking a history: infer the workload's dependencies, add the process or real-time order when the
+//! models asked for need it (as Elle does), find the anomalies that need no graph, search every cyclic
+//! component for every cycle class, and decide the verdict from what the options prohibit. This module
+//! owns that sequence and the verdict; each step is its own module's.
+
+use std::collections::BTreeMap;
+
+use histories::{History, OpType};
+
+use crate::consistency_model::{self as cm, UNKNOWN_ANOMALIES};
+use crate::cycle_class::{CycleClass, all_classes};
+use crate::cycle_search::{FoundCycle, search_component};
+use crate::error::CheckError;
+use crate::explain::{DataExplainer, case, cycle_text, facts, txn_view};
+use crate::graph::{DepGraph, TxnId};
+use crate::kind::Kind;
+use crate::list_append::{self, ListAppendExplainer};
+use crate::options::{Options, Workload};
+use crate::orders;
+use crate::result::{Anomaly, CheckResult, Checked, Cycle, Stats, Step, Validity};
+use crate::txn::Txns;
+
+/// Checks a history against the options.
+pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckError> {
+    let txns = Txns::new(history);
+    let workload = Workload::ListAppend;
+    let index = list_append::Index::new(&txns)?;
+    let mut edges = index.edges(&txns);
+    let mut found: BTreeMap<String, Vec<Anomaly>> = index
+        .cases(&txns)
+        .into_iter()
+        .map(|(name, cases)| (name.to_string(), cases.into_iter().map(Anomaly::Case).collect()))
+        .collect();
+    let reportable = options.reportable();
+    let order = order_needed(&reportable);
+    match order {
+        Some(Kind::Realtime) => edges.extend(orders::realtime_edges(&txns)),
+        Some(Kind::Process) => edges.extend(orders::process_edges(&txns)),
+        _ => {}
+    }
+    let graph = DepGraph::build(txns.len(), edges);
+    if graph.edge_count() == 0 {
+        let text = "no transaction depends on any other: without dependencies there is nothing to check".to_string();
+        found.insert("empty-transaction-graph".into(), vec![Anomaly::Case(case(&txns, &[], None, facts([]), text))]);
+    }
+    let classes: Vec<CycleClass> =
+        all_classes().into_iter().filter(|c| c.variant.is_none() || c.variant == order).collect();
+    let explainer = ListAppendExplainer::new(&index, &txns);
+    let components = graph.cyclic_components();
+    for component in &components {
+        for cycle in search_component(&graph, component, &classes) {
+            found
+                .entry(cycle.class.to_string())
+                .or_default()
+                .push(Anomaly::Cycle(explain_cycle(&txns, &explainer, &cycle)));
+        }
+    }
+    let mut stats = stats(history, &txns, &graph, &components);
+    stats.keys = index.key_count();
+    stats.ordered_keys = index.ordered_key_count();
+    let checked = Checked {
+        workload: workload.name().to_string(),
+        models: options.models().to_vec(),
+        anomalies: options.anomalies().to_vec(),
+    };
+    Ok(verdict(found, options, stats, checked))
+}
+
+/// The order Elle adds for these reportable anomalies: real time if any real-time class matters (it
+/// implies the process order, since a process runs one transaction at a time), else the process order
+/// if any process class does.
+fn order_needed(reportable: &std::collections::BTreeSet<&'static str>) -> Option<Kind> {
+    let classes = all_classes();
+    let wanted = |kind: Kind| classes.iter().any(|c| c.variant == Some(kind) && reportable.contains(c.name));
+    if wanted(Kind::Realtime) {
+        Some(Kind::Realtime)
+    } else if wanted(Kind::Process) {
+        Some(Kind::Process)
+    } else {
+        None
+    }
+}
+
+fn explain_cycle(txns: &Txns<'_>, explainer: &dyn DataExplainer, cycle: &FoundCycle) -> Cycle {
+    let n = cycle.steps.len();
+    let steps: Vec<Step> = (0..n)
+        .map(|i| {
+            let (from, kind) = cycle.steps[i];
+            let to = cycle.steps[(i + 1) % n].0;
+            let (key, explanation) = match kind {
+                Kind::Process | Kind::Realtime => (None, orders::explain(txns, from, to, kind)),
+                _ => match explainer.explain(from, to, kind) {
+                    Some((key, text)) => (key, Some(text)),
+                    None => (None, None),
+                },
+            };
+            Step {
+                kind,
+                key,
+                from: txns.index(from),
+                to: txns.index(to),
+                explanation: explanation.unwrap_or_else(|| format!("of a {kind} dependency")),
+            }
+        })
+        .collect();
+    let mut members: Vec<TxnId> = Vec::with_capacity(n);
+    for &(t, _) in &cycle.steps {
+        if !members.contains(&t) {
+            members.push(t);
+        }
+    }
+    let ops: Vec<_> = members.iter().map(|&t| txn_view(txns, t)).collect();
+    let mut explanation = cycle_text(&ops, &steps);
+    if members.len() < n {
+        explanation.push_str(
+            "\n(This cycle passes through a transaction twice: no simple cycle of this class exists, but this closed walk \
+             of dependencies is one in Adya's sense, and it rules out the same models.)",
+        );
+    }
+    Cycle { cycle: cycle.steps.iter().map(|&(t, _)| txns.index(t)).collect(), steps, explanation, ops }
+}
+
+fn stats(history: &History, txns: &Txns<'_>, graph: &DepGraph, components: &[Vec<TxnId>]) -> Stats {
+    let count = |o: OpType| txns.ids().filter(|&t| txns.outcome(t) == o).count();
+    Stats {
+        ops: history.len(),
+        txns: txns.len(),
+        ok: count(OpType::Ok),
+        fail: count(OpType::Fail),
+        info: count(OpType::Info),
+        edges: Kind::ALL
+            .iter()
+            .filter(|&&k| graph.kind_count(k) > 0)
+            .map(|&k| (k.name().to_string(), graph.kind_count(k)))
+            .collect(),
+        keys: 0,
+        ordered_keys: 0,
+        cyclic_components: components.len(),
+        largest_component: components.iter().map(Vec::len).max().unwrap_or(0),
+        blind_spots: Vec::new(),
+    }
+}
+
+/// Elle's `result-map`: report the reportable anomalies; invalid if any is prohibited, unknown if only
+/// unknown ones are; the models ruled out follow from every anomaly found.
+fn verdict(found: BTreeMap<String, Vec<Anomaly>>, options: &Options, stats: Stats, checked: Checked) -> CheckResult {
+    let prohibited = options.prohibited();
+    let reportable = options.reportable();
+    let found_names: Vec<String> = found.keys().cloned().collect();
+    let anomalies: BTreeMap<String, Vec<Anomaly>> =
+        found.into_iter().filter(|(name, _)| reportable.contains(name.as_str())).collect();
+    let valid = if anomalies.is_empty() {
+        Validity::Valid
+    } else if anomalies.keys().any(|name| prohibited.contains(name.as_str())) {
+        Validity::Invalid
+    } else {
+        Validity::Unknown
+    };
+    let (not, also_not) = if anomalies.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        cm::boundary(found_names.iter().map(String::as_str).filter(|n| !UNKNOWN_ANOMALIES.contains(n)))
+    };
+    CheckResult {
+        valid,
+        anomaly_types: anomalies.keys().cloned().collect(),
+        not,
+        also_not,
+        anomalies,
+        flags: Vec::new(),
+        stats,
+        checked,
+    }
+}

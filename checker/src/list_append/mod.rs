@@ -1,0 +1,297 @@
+//! The list-append workload, with the semantics of Elle's `elle.list-append`: transactions append unique
+//! integers to lists and read whole lists, so every read reveals the order of the appends before it. The
+//! longest read of a key is its version order (every other read must be a prefix of it); from it follow
+//! write-write (`ww`), write-read (`wr`) and anti-dependency (`rw`) edges, and the non-cycle anomalies in
+//! [`cases`]. Only committed and indeterminate transactions (`ok`, `info`) take part in the graph, as in
+//! Elle; failed ones matter only as the writers of aborted reads and dirty updates.
+//!
+//! This module owns the indexes and the edges; the checks that need no graph are in `cases`, the
+//! sentences that explain an edge in `explain`.
+
+mod cases;
+mod explain;
+
+use std::collections::BTreeMap;
+
+use histories::{Key, Mop, Observed, OpType};
+use rustc_hash::FxHashMap;
+
+use crate::error::CheckError;
+use crate::graph::{EdgeList, TxnId};
+use crate::kind::Kind;
+use crate::result::Case;
+use crate::txn::Txns;
+
+pub use explain::ListAppendExplainer;
+
+type KeyId = u32;
+const NO_TXN: TxnId = TxnId::MAX;
+const UNORDERED: u32 = u32::MAX;
+
+/// What one appended (or observed) element is.
+#[derive(Debug, Clone, Copy)]
+struct Elem {
+    /// The transaction that appended it, of any outcome; `NO_TXN` if none did.
+    writer: TxnId,
+    /// Its position in its key's version order; `UNORDERED` if no read showed it.
+    position: u32,
+    /// Whether its writer appended to the same key again afterwards.
+    intermediate: bool,
+}
+
+/// A read's position: which transaction, and which of its micro-ops.
+#[derive(Debug, Clone, Copy)]
+struct ReadAt {
+    txn: TxnId,
+    mop: u32,
+}
+
+/// The indexes every list-append analysis shares.
+pub struct Index<'h> {
+    keys: Vec<&'h Key>,
+    /// For each transaction, the key id of each of its micro-ops, flattened; `mop_start[t]` is where
+    /// transaction `t` begins.
+    mop_keys: Vec<KeyId>,
+    mop_start: Vec<u32>,
+    elems: FxHashMap<(KeyId, i64), Elem>,
+    /// Per key, the longest read by an `ok` or `info` transaction: the version order.
+    longest: Vec<Option<ReadAt>>,
+    /// Per key, the longest read by any transaction, failed ones included (for dirty updates).
+    longest_any: Vec<Option<ReadAt>>,
+    /// Per key, the distinct elements of the longest read, in order.
+    versions: Vec<Vec<i64>>,
+    /// `(key, last element read)` to the `ok`/`info` transactions that read that state; `None` is
+    /// the initial, empty state.
+    readers: FxHashMap<(KeyId, Option<i64>), Vec<TxnId>>,
+}
+
+/// The previous version of a key before an append: an element, or the initial state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Previous {
+    Initial,
+    Element(i64),
+}
+
+impl<'h> Index<'h> {
+    /// Builds the indexes, refusing micro-ops that are not list-append's.
+    pub fn new(txns: &Txns<'h>) -> Result<Index<'h>, CheckError> {
+        let mut index = Index {
+            keys: Vec::new(),
+            mop_keys: Vec::new(),
+            mop_start: Vec::with_capacity(txns.len() + 1),
+            elems: FxHashMap::default(),
+            longest: Vec::new(),
+            longest_any: Vec::new(),
+            versions: Vec::new(),
+            readers: FxHashMap::default(),
+        };
+        index.intern_and_record_writes(txns)?;
+        index.order_versions(txns);
+        index.record_readers(txns);
+        Ok(index)
+    }
+
+    fn intern_and_record_writes(&mut self, txns: &Txns<'h>) -> Result<(), CheckError> {
+        let mut ids: FxHashMap<&'h Key, KeyId> = FxHashMap::default();
+        let mut last_append: Vec<(KeyId, i64)> = Vec::new();
+        for t in txns.ids() {
+            self.mop_start.push(self.mop_keys.len() as u32);
+            last_append.clear();
+            let possible = txns.is_possible(t);
+            for (i, mop) in txns.mops(t).iter().enumerate() {
+                let key = match mop {
+                    Mop::Append { key, .. } | Mop::Read { key, value: Observed::Nil | Observed::List(_) } => key,
+                    other => return Err(not_list_append(txns, t, other)),
+                };
+                let next = ids.len() as KeyId;
+                let k = *ids.entry(key).or_insert(next);
+                if k == next {
+                    self.keys.push(key);
+                    self.longest.push(None);
+                    self.longest_any.push(None);
+                }
+                self.mop_keys.push(k);
+                match mop {
+                    Mop::Append { value, .. } => {
+                        if let Some(previous) = last_append.iter_mut().find(|(key, _)| *key == k) {
+                            if let Some(e) = self.elems.get_mut(&(k, previous.1))
+                                && e.writer == t
+                            {
+                                e.intermediate = true;
+                            }
+                            previous.1 = *value;
+                        } else {
+                            last_append.push((k, *value));
+                        }
+                        self.elems.entry((k, *value)).or_insert(Elem {
+                            writer: t,
+                            position: UNORDERED,
+                            intermediate: false,
+                        });
+                    }
+                    Mop::Read { value: Observed::List(list), .. } if !list.is_empty() => {
+                        let at = ReadAt { txn: t, mop: i as u32 };
+                        if possible {
+                            Self::keep_longer(&mut self.longest[k as usize], at, list.len(), txns);
+                        }
+                        Self::keep_longer(&mut self.longest_any[k as usize], at, list.len(), txns);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.mop_start.push(self.mop_keys.len() as u32);
+        Ok(())
+    }
+
+    fn keep_longer(slot: &mut Option<ReadAt>, at: ReadAt, len: usize, txns: &Txns<'h>) {
+        let longer = match slot {
+            None => true,
+            Some(current) => read_list(txns, *current).len() < len,
+        };
+        if longer {
+            *slot = Some(at);
+        }
+    }
+
+    fn order_versions(&mut self, txns: &Txns<'h>) {
+        self.versions = vec![Vec::new(); self.keys.len()];
+        for k in 0..self.keys.len() {
+            let Some(at) = self.longest[k] else { continue };
+            let mut order = Vec::with_capacity(read_list(txns, at).len());
+            for &e in read_list(txns, at) {
+                let elem = self.elems.entry((k as KeyId, e)).or_insert(Elem {
+                    writer: NO_TXN,
+                    position: UNORDERED,
+                    intermediate: false,
+                });
+                // A duplicated element keeps its first position, as Elle's `distinct` does.
+                if elem.position == UNORDERED {
+                    elem.position = order.len() as u32;
+                    order.push(e);
+                }
+            }
+            self.versions[k] = order;
+        }
+    }
+
+    fn record_readers(&mut self, txns: &Txns<'h>) {
+        for t in txns.ids().filter(|&t| txns.is_possible(t)) {
+            let info = txns.outcome(t) == OpType::Info;
+            for (i, mop) in txns.mops(t).iter().enumerate() {
+                let Mop::Read { value, .. } = mop else { continue };
+                let last = match value {
+                    // An indeterminate read of nil is a read nobody saw, not a read of the empty list.
+                    Observed::Nil if info => continue,
+                    Observed::List(list) => list.last().copied(),
+                    _ => None,
+                };
+                self.readers.entry((self.key_of(t, i), last)).or_default().push(t);
+            }
+        }
+    }
+
+    fn key_of(&self, t: TxnId, mop: usize) -> KeyId {
+        self.mop_keys[self.mop_start[t as usize] as usize + mop]
+    }
+
+    fn elem(&self, k: KeyId, e: i64) -> Option<&Elem> {
+        self.elems.get(&(k, e))
+    }
+
+    /// The transaction that appended `e` to `k`, if it committed or may have.
+    fn possible_writer(&self, txns: &Txns<'h>, k: KeyId, e: i64) -> Option<TxnId> {
+        self.elem(k, e).map(|el| el.writer).filter(|&w| w != NO_TXN && txns.is_possible(w))
+    }
+
+    /// The version an append of `e` to `k` overwrote: the element before it in the version order, or,
+    /// if no read showed `e`, the last element any read showed (it came after that), or the initial
+    /// state.
+    fn previous(&self, k: KeyId, e: i64) -> Previous {
+        let order = &self.versions[k as usize];
+        match self.elem(k, e).map(|el| el.position) {
+            Some(p) if p != UNORDERED => {
+                if p == 0 {
+                    Previous::Initial
+                } else {
+                    Previous::Element(order[p as usize - 1])
+                }
+            }
+            _ => order.last().map_or(Previous::Initial, |&last| Previous::Element(last)),
+        }
+    }
+
+    fn readers_of(&self, k: KeyId, version: Previous) -> &[TxnId] {
+        let last = match version {
+            Previous::Initial => None,
+            Previous::Element(e) => Some(e),
+        };
+        self.readers.get(&(k, last)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The number of keys.
+    pub fn key_count(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The number of keys some read ordered.
+    pub fn ordered_key_count(&self) -> usize {
+        self.versions.iter().filter(|v| !v.is_empty()).count()
+    }
+
+    /// The `ww`, `wr` and `rw` edges among `ok` and `info` transactions.
+    pub fn edges(&self, txns: &Txns<'h>) -> EdgeList {
+        let mut edges = EdgeList::new();
+        for t in txns.ids().filter(|&t| txns.is_possible(t)) {
+            for (i, mop) in txns.mops(t).iter().enumerate() {
+                let k = self.key_of(t, i);
+                match mop {
+                    Mop::Append { value, .. } => {
+                        let previous = self.previous(k, *value);
+                        if let Previous::Element(p) = previous
+                            && let Some(w) = self.possible_writer(txns, k, p)
+                        {
+                            edges.add(w, t, Kind::Ww);
+                        }
+                        for &r in self.readers_of(k, previous) {
+                            edges.add(r, t, Kind::Rw);
+                        }
+                    }
+                    Mop::Read { value: Observed::List(list), .. } => {
+                        if let Some(w) = list.last().and_then(|&last| self.possible_writer(txns, k, last)) {
+                            edges.add(w, t, Kind::Wr);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        edges
+    }
+
+    /// The anomalies that need no graph, by name.
+    pub fn cases(&self, txns: &Txns<'h>) -> BTreeMap<&'static str, Vec<Case>> {
+        cases::all(self, txns)
+    }
+}
+
+/// The list a read at `at` returned.
+fn read_list<'h>(txns: &Txns<'h>, at: ReadAt) -> &'h [i64] {
+    match &txns.mops(at.txn)[at.mop as usize] {
+        Mop::Read { value: Observed::List(list), .. } => list,
+        _ => &[],
+    }
+}
+
+fn not_list_append(txns: &Txns<'_>, t: TxnId, mop: &Mop) -> CheckError {
+    let kind = match mop {
+        Mop::Read { value: Observed::Int(_), .. } | Mop::Write { .. } => "a register micro-op",
+        _ => "a predicate micro-op",
+    };
+    CheckError::Workload {
+        at: txns.op(t).at,
+        message: format!(
+            "{mop} is {kind}, but this history is checked as list-append, whose micro-ops are [append k v] and [r k list]"
+        ),
+    }
+}

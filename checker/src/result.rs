@@ -1,0 +1,210 @@
+//! What a check concludes, as data: the verdict (`valid`: true, false or "unknown"), the anomalies by
+//! name with their evidence, the models ruled out, and statistics saying how much the checker could see.
+//! Its JSON form is the contract of DESIGN.md §3. This module owns the shapes; deciding them is
+//! `check`'s, rendering them for people is the `findings` crate's.
+
+use std::collections::BTreeMap;
+
+use histories::{Key, Mop, OpType};
+use serde::{Serialize, Serializer};
+
+use crate::kind::Kind;
+
+/// The verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Validity {
+    /// No prohibited anomaly was found.
+    Valid,
+    /// A prohibited anomaly was found.
+    Invalid,
+    /// Nothing prohibited was found, but the checker could not see enough to say valid.
+    Unknown,
+}
+
+impl Serialize for Validity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Validity::Valid => s.serialize_bool(true),
+            Validity::Invalid => s.serialize_bool(false),
+            Validity::Unknown => s.serialize_str("unknown"),
+        }
+    }
+}
+
+/// The result of checking a history.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckResult {
+    /// The verdict.
+    pub valid: Validity,
+    /// The names of the anomalies reported, sorted.
+    pub anomaly_types: Vec<String>,
+    /// The weakest models the anomalies found rule out.
+    pub not: Vec<String>,
+    /// The stronger models they also rule out.
+    pub also_not: Vec<String>,
+    /// The evidence for each anomaly reported.
+    pub anomalies: BTreeMap<String, Vec<Anomaly>>,
+    /// Findings that are not isolation anomalies but deserve a look (set by runs, not by checks).
+    pub flags: Vec<Flag>,
+    /// How much the checker saw.
+    pub stats: Stats,
+    /// What was checked.
+    pub checked: Checked,
+}
+
+/// What a check looked for.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Checked {
+    /// The workload the micro-ops were read as.
+    pub workload: String,
+    /// The models asked for.
+    pub models: Vec<String>,
+    /// The anomalies asked for besides those the models prohibit.
+    pub anomalies: Vec<String>,
+}
+
+/// A finding that is not an isolation anomaly, with the figures behind it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Flag {
+    /// `zero-abort-under-contention` or `fully-serialized`.
+    pub name: String,
+    /// What it means and what to run next.
+    pub message: String,
+    /// The measured figures.
+    pub figures: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Counts that say how much the checker could see.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct Stats {
+    /// Operations in the history.
+    pub ops: usize,
+    /// Client transactions.
+    pub txns: usize,
+    /// Committed transactions.
+    pub ok: usize,
+    /// Aborted transactions.
+    pub fail: usize,
+    /// Indeterminate transactions (including those the history never completed).
+    pub info: usize,
+    /// Dependencies inferred, by kind.
+    pub edges: BTreeMap<String, usize>,
+    /// Keys seen.
+    pub keys: usize,
+    /// Keys whose versions the checker could order.
+    pub ordered_keys: usize,
+    /// Strongly connected components with more than one transaction.
+    pub cyclic_components: usize,
+    /// Transactions in the largest such component.
+    pub largest_component: usize,
+    /// What the checker could not infer, said in words (empty when it saw enough).
+    pub blind_spots: Vec<String>,
+}
+
+/// The evidence for one anomaly.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Anomaly {
+    /// A dependency cycle.
+    Cycle(Cycle),
+    /// Any other anomaly: a bad read, a lost update, an impossible order.
+    Case(Case),
+}
+
+impl Anomaly {
+    /// The explanation a person can check by hand.
+    pub fn explanation(&self) -> &str {
+        match self {
+            Anomaly::Cycle(c) => &c.explanation,
+            Anomaly::Case(c) => &c.explanation,
+        }
+    }
+
+    /// The transactions involved, by index.
+    pub fn txn_indices(&self) -> Vec<u64> {
+        match self {
+            Anomaly::Cycle(c) => c.cycle.clone(),
+            Anomaly::Case(c) => c.txns.clone(),
+        }
+    }
+
+    /// The operations involved.
+    pub fn ops(&self) -> &[TxnView] {
+        match self {
+            Anomaly::Cycle(c) => &c.ops,
+            Anomaly::Case(c) => &c.ops,
+        }
+    }
+}
+
+/// A dependency cycle: each transaction must precede the next, and the last the first.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cycle {
+    /// The transactions, by index, in cycle order.
+    pub cycle: Vec<u64>,
+    /// One step per edge; the last returns to the first transaction.
+    pub steps: Vec<Step>,
+    /// Elle's "Let ... Then ... a contradiction!" explanation.
+    pub explanation: String,
+    /// The operations themselves.
+    pub ops: Vec<TxnView>,
+}
+
+/// One edge of a cycle.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    /// The dependency kind.
+    #[serde(rename = "type")]
+    pub kind: Kind,
+    /// The key the dependency is on, for data dependencies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<Key>,
+    /// The earlier transaction's index.
+    pub from: u64,
+    /// The later transaction's index.
+    pub to: u64,
+    /// Why: one sentence a person can check against the history.
+    pub explanation: String,
+}
+
+/// A non-cycle anomaly.
+#[derive(Debug, Clone, Serialize)]
+pub struct Case {
+    /// The transactions involved, by index (the one that went wrong first).
+    pub txns: Vec<u64>,
+    /// The key involved, if one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<Key>,
+    /// Anomaly-specific facts (the element read, the values, the expected state).
+    #[serde(flatten)]
+    pub facts: serde_json::Map<String, serde_json::Value>,
+    /// What went wrong, in words.
+    pub explanation: String,
+    /// The operations themselves.
+    pub ops: Vec<TxnView>,
+}
+
+/// A transaction as the history recorded it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TxnView {
+    /// The completion's index (the invocation's if it never completed).
+    pub index: u64,
+    /// The invocation's index.
+    pub invoke_index: u64,
+    /// The process.
+    pub process: String,
+    /// How it ended.
+    #[serde(rename = "type")]
+    pub outcome: OpType,
+    /// The micro-ops.
+    pub value: Vec<Mop>,
+    /// When it was invoked (ns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invoke_time: Option<i64>,
+    /// When it completed (ns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub complete_time: Option<i64>,
+    /// The error, for `fail` and `info`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

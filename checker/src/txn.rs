@@ -1,0 +1,104 @@
+//! The transactions a check looks at: every client invocation of a history (but the `init` of a
+//! predicate workload), with a dense id, how it ended, and the micro-ops that describe it. This module
+//! owns that view and how transactions are named in explanations (`T` and the completion's index, so
+//! a person can find it in the file); the history itself is the `histories` crate's.
+
+use histories::{History, Mop, Op, OpType};
+
+use crate::graph::TxnId;
+
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    invoke_at: u32,
+    completion_at: u32,
+    outcome: OpType,
+}
+
+/// The client transactions of a history, by dense id in invocation order.
+pub struct Txns<'h> {
+    history: &'h History,
+    records: Vec<Record>,
+}
+
+impl<'h> Txns<'h> {
+    /// The transactions of `history`.
+    pub fn new(history: &'h History) -> Txns<'h> {
+        let records = history
+            .transactions()
+            .filter(|t| t.invoke.f != histories::Function::Init)
+            .map(|t| Record {
+                invoke_at: t.invoke_at as u32,
+                completion_at: t.completion_at.map_or(u32::MAX, |c| c as u32),
+                outcome: t.outcome(),
+            })
+            .collect();
+        Txns { history, records }
+    }
+
+    /// How many transactions there are.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Every id.
+    pub fn ids(&self) -> impl Iterator<Item = TxnId> + use<> {
+        0..self.records.len() as TxnId
+    }
+
+    /// How the transaction ended (`info` if the history ended first).
+    pub fn outcome(&self, id: TxnId) -> OpType {
+        self.records[id as usize].outcome
+    }
+
+    /// Whether the transaction committed or may have: Elle's "possible" operations.
+    pub fn is_possible(&self, id: TxnId) -> bool {
+        matches!(self.outcome(id), OpType::Ok | OpType::Info)
+    }
+
+    /// The invocation.
+    pub fn invoke(&self, id: TxnId) -> &'h Op {
+        &self.history.ops()[self.records[id as usize].invoke_at as usize]
+    }
+
+    /// The completion, if the history has one.
+    pub fn completion(&self, id: TxnId) -> Option<&'h Op> {
+        let at = self.records[id as usize].completion_at;
+        (at != u32::MAX).then(|| &self.history.ops()[at as usize])
+    }
+
+    /// The position of the invocation in the history.
+    pub fn invoke_position(&self, id: TxnId) -> usize {
+        self.records[id as usize].invoke_at as usize
+    }
+
+    /// The position of the completion in the history, if any.
+    pub fn completion_position(&self, id: TxnId) -> Option<usize> {
+        let at = self.records[id as usize].completion_at;
+        (at != u32::MAX).then_some(at as usize)
+    }
+
+    /// The operation that stands for the transaction: its completion, or its invocation when it never
+    /// completed.
+    pub fn op(&self, id: TxnId) -> &'h Op {
+        self.completion(id).unwrap_or_else(|| self.invoke(id))
+    }
+
+    /// The micro-ops that describe what the transaction did: the completion's, unless it has none (a
+    /// `fail` or `info` completion may omit its value), then the invocation's.
+    pub fn mops(&self, id: TxnId) -> &'h [Mop] {
+        match self.completion(id) {
+            Some(c) if !c.mops().is_empty() => c.mops(),
+            _ => self.invoke(id).mops(),
+        }
+    }
+
+    /// The index that names the transaction: its completion's (its invocation's if it never completed).
+    pub fn index(&self, id: TxnId) -> u64 {
+        self.op(id).index
+    }
+
+    /// The name used in explanations: `T` and the index.
+    pub fn name(&self, id: TxnId) -> String {
+        format!("T{}", self.index(id))
+    }
+}
