@@ -1,1 +1,30 @@
-fn main() {}
+//! The `isocheck` command: parses arguments, runs the command, and turns its outcome into an exit code
+//! (DESIGN.md §4: 0 valid, 1 anomaly, 2 bad input or usage, 3 unknown). Everything else lives in the
+//! command modules and the library crates.
+
+mod cli;
+mod commands;
+mod exit;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::VALID };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match commands::run(args) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) if exit::is_broken_pipe(&e) => ExitCode::from(exit::VALID),
+        Err(e) => {
+            eprintln!("isocheck: {e:#}");
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}

@@ -128,6 +128,14 @@ impl Anomaly {
         }
     }
 
+    /// The cycle, if this anomaly is one.
+    pub fn as_cycle(&self) -> Option<&Cycle> {
+        match self {
+            Anomaly::Cycle(c) => Some(c),
+            Anomaly::Case(_) => None,
+        }
+    }
+
     /// The operations involved.
     pub fn ops(&self) -> &[TxnView] {
         match self {

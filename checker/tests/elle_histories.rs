@@ -1,4 +1,4 @@
-//! The real Jepsen histories kept in `../shared/histories/elle/`: each parses and checks, with the
+//! The real Jepsen histories kept in `testdata/elle/` (copied unchanged from `../shared/histories/elle/`): each parses and checks, with the
 //! verdicts Elle gives them.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::time::Instant;
 use checker::{Anomaly, Options, Validity, check};
 
 fn elle(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/histories/elle").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/elle").join(name)
 }
 
 #[test]

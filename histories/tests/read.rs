@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use histories::{Format, HistoryError, Key, Mop, Observed, OpType, Position, Problem, Process, parse, read_file};
 
 fn elle(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/histories/elle").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/elle").join(name)
 }
 
 /// The error's position and message, for a history that must not parse.

@@ -1,0 +1,95 @@
+//! The plain-text report: the verdict on the first line, the anomalies and the models they rule out,
+//! each anomaly's explanation, and what the checker saw. Long lists are cut with a count of what was
+//! left out; the JSON holds everything.
+
+use std::fmt::Write;
+
+use checker::{CheckResult, Validity};
+
+/// How many anomalies of one class the text shows.
+const SHOWN_PER_CLASS: usize = 5;
+
+/// `VALID`, `INVALID` or `UNKNOWN`.
+pub fn verdict_word(valid: Validity) -> &'static str {
+    match valid {
+        Validity::Valid => "VALID",
+        Validity::Invalid => "INVALID",
+        Validity::Unknown => "UNKNOWN",
+    }
+}
+
+/// The report for a check of `source`.
+pub fn text(result: &CheckResult, source: &str) -> String {
+    let mut out = String::new();
+    let checked = &result.checked;
+    let against = if checked.models.is_empty() { String::new() } else { checked.models.join(", ") };
+    let also = if checked.anomalies.is_empty() {
+        String::new()
+    } else {
+        format!("{}anomalies {}", if against.is_empty() { "" } else { "; " }, checked.anomalies.join(", "))
+    };
+    let _ =
+        writeln!(out, "{source}: {} ({}, checked for {against}{also})", verdict_word(result.valid), checked.workload);
+    if !result.anomaly_types.is_empty() {
+        let counts: Vec<String> = result
+            .anomaly_types
+            .iter()
+            .map(|t| format!("{t} ({})", result.anomalies.get(t).map_or(0, Vec::len)))
+            .collect();
+        let _ = writeln!(out, "Anomalies: {}", counts.join(", "));
+    }
+    if !result.not.is_empty() {
+        let _ = writeln!(out, "Not: {}", result.not.join(", "));
+    }
+    if !result.also_not.is_empty() {
+        let _ = writeln!(out, "Also not: {}", result.also_not.join(", "));
+    }
+    for flag in &result.flags {
+        let _ = writeln!(out, "Warning: {}: {}", flag.name, flag.message);
+    }
+    for (name, anomalies) in &result.anomalies {
+        for (i, anomaly) in anomalies.iter().take(SHOWN_PER_CLASS).enumerate() {
+            let txns: Vec<String> = anomaly.txn_indices().iter().map(|t| format!("T{t}")).collect();
+            let _ = writeln!(
+                out,
+                "\n{name} #{}{}",
+                i + 1,
+                if txns.is_empty() { String::new() } else { format!(": {}", txns.join(", ")) }
+            );
+            for line in anomaly.explanation().lines() {
+                if line.is_empty() {
+                    out.push('\n');
+                } else {
+                    let _ = writeln!(out, "  {line}");
+                }
+            }
+        }
+        if anomalies.len() > SHOWN_PER_CLASS {
+            let _ =
+                writeln!(out, "\n... and {} more {name} (all are in --format json)", anomalies.len() - SHOWN_PER_CLASS);
+        }
+    }
+    let s = &result.stats;
+    let edges: Vec<String> = s.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let _ = write!(
+        out,
+        "\nSaw {} operations: {} transactions ({} ok, {} fail, {} info); {} keys, {} ordered by reads; dependencies: {}",
+        s.ops,
+        s.txns,
+        s.ok,
+        s.fail,
+        s.info,
+        s.keys,
+        s.ordered_keys,
+        if edges.is_empty() { "none".to_string() } else { edges.join(", ") }
+    );
+    if s.cyclic_components > 0 {
+        let _ =
+            write!(out, "; {} cyclic components (largest {} transactions)", s.cyclic_components, s.largest_component);
+    }
+    out.push('\n');
+    for spot in &s.blind_spots {
+        let _ = writeln!(out, "Could not see: {spot}");
+    }
+    out
+}

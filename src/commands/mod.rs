@@ -1,0 +1,13 @@
+//! One module per command; this one dispatches. Each command returns its exit code, or an error that
+//! means bad input or usage (exit 2).
+
+mod check;
+
+use crate::cli::{Cli, Command};
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Check(args) => check::run(&args),
+    }
+}
