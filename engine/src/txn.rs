@@ -70,6 +70,17 @@ impl Txn {
         }
     }
 
+    /// The snapshot a read-modify-write statement (append, insert) reads its base at, under the chain's lock. Under
+    /// read committed that is the newest committed version, even one whose commit is still being published: like
+    /// PostgreSQL's update of the newest row version, and unlike the statement snapshot, which may predate a commit
+    /// that finished installing before we took the chain lock and so would lose its write.
+    fn write_base_snapshot(&self) -> u64 {
+        match self.isolation {
+            Isolation::ReadCommitted => u64::MAX,
+            Isolation::SnapshotIsolation | Isolation::Serializable => self.snapshot,
+        }
+    }
+
     /// Fails if another commit doomed this transaction as the pivot of a dangerous structure.
     pub(crate) fn check_doomed(&self, eng: &EngineInner) -> Result<()> {
         match &self.sxact {
@@ -121,10 +132,10 @@ impl Txn {
     }
 
     /// Appends `element` to the list at `key`, creating `[element]` if the key is absent: an in-engine
-    /// read-modify-write like SQL's `v = v || x`. The first-updater-wins check guarantees the list it extends is the
-    /// newest one (or the snapshot's, which is then the newest too), so no append is lost.
+    /// read-modify-write like SQL's `v = v || x`. The write-conflict check guarantees the list it extends is the
+    /// newest committed one, so no append is lost.
     pub(crate) fn append(&mut self, eng: &EngineInner, key: Key, element: i64) -> Result<()> {
-        let snapshot = self.statement_snapshot(eng);
+        let snapshot = self.write_base_snapshot();
         let (me, defect) = (self.id, eng.defect());
         let key_for_error = key.clone();
         self.write_with(eng, key, |c| match c.visible(me, snapshot, defect) {
@@ -143,7 +154,7 @@ impl Txn {
 
     /// Inserts `key`, failing if it is present.
     pub(crate) fn insert(&mut self, eng: &EngineInner, key: Key, value: Value) -> Result<()> {
-        let snapshot = self.statement_snapshot(eng);
+        let snapshot = self.write_base_snapshot();
         let (me, defect) = (self.id, eng.defect());
         let key_for_error = key.clone();
         self.write_with(eng, key, |c| match c.visible(me, snapshot, defect) {
