@@ -24,7 +24,7 @@ pub enum Error {
     )]
     SerializationFailure {
         /// The dangerous structure, with the transactions and keys on its edges.
-        conflict: Conflict,
+        conflict: Box<Conflict>,
     },
     /// Another transaction wrote `key` first: it holds an uncommitted version (at any level; PostgreSQL would wait
     /// for it, the engine aborts instead) or, above read committed, committed one after this transaction's snapshot.

@@ -227,11 +227,16 @@ impl Ssi {
 
     /// The SSI check at commit, under the commit lock: either marks `id` committed at `ts` or returns the dangerous
     /// structure that forbids it. `read_only` says the transaction wrote nothing.
-    pub(crate) fn pre_commit(&self, id: TxnId, read_only: bool, ts: u64) -> Result<(), Conflict> {
+    pub(crate) fn pre_commit(
+        &self,
+        id: TxnId,
+        read_only: bool,
+        ts: u64,
+    ) -> Result<(), Box<Conflict>> {
         let mut reg = lock(&self.registry);
         let checked = self.check(&reg, id, read_only);
         if let Some(conflict) = checked.abort {
-            return Err(conflict);
+            return Err(Box::new(conflict));
         }
         for (pivot, conflict) in checked.doom {
             if let Some(s) = reg.sxacts.get_mut(&pivot) {

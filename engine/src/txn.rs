@@ -85,7 +85,9 @@ impl Txn {
     pub(crate) fn check_doomed(&self, eng: &EngineInner) -> Result<()> {
         match &self.sxact {
             Some(sx) if sx.is_doomed() => match eng.ssi.doom_of(self.id) {
-                Some(conflict) => Err(Error::SerializationFailure { conflict }),
+                Some(conflict) => Err(Error::SerializationFailure {
+                    conflict: Box::new(conflict),
+                }),
                 None => Ok(()),
             },
             _ => Ok(()),
