@@ -148,7 +148,7 @@ pub fn bank(
                         }
                         let total: i64 = balances.iter().sum();
                         lowest = lowest.min(total);
-                        if t % 4 == 0 {
+                        if t.is_multiple_of(4) {
                             thread::sleep(Duration::from_millis(1));
                         }
                         if total >= 100 {
@@ -237,7 +237,7 @@ impl Ycsb {
                             s.begin(cfg.level)?;
                             for _ in 0..cfg.ops {
                                 let key = Ycsb::key(zipf.next(&mut rng));
-                                if rng.next_u64() % 2 == 0 {
+                                if rng.next_u64().is_multiple_of(2) {
                                     s.read(&key)?;
                                 } else {
                                     let byte = (rng.next_u64() % 26) as u8 + b'a';
