@@ -11,9 +11,11 @@
 //! writes a key or into a range that a concurrent `R` holds a SIREAD lock on (write side). Every cycle under snapshot
 //! isolation contains a pivot `T1 -rw-> T2 -rw-> T3` (Fekete et al. 2005), and it is only dangerous if `T3` commits
 //! first; if `T1` is read-only, only if `T3` committed before `T1`'s snapshot. Edges are checked at commit, where all
-//! of them are known: the committer is checked as pivot and as `T1` (aborting itself), and, as PostgreSQL's
-//! `PreCommit_CheckForSerializationFailure` does, a committer completing a structure whose pivot is still running
-//! dooms that pivot instead, which then fails at its next statement.
+//! of them are known: the committer is checked as the pivot (and aborts) and as `T1`; as `T1` it aborts itself if
+//! the pivot already committed, and otherwise dooms the running pivot, as PostgreSQL prefers, which then fails at its
+//! next statement or commit. Unlike PostgreSQL, a committing `T3` does not doom a pivot whose `T1` is still running:
+//! that `T1` may turn out read-only and make the structure harmless, and if it is not, `T1`'s or the pivot's own
+//! commit catches the structure anyway.
 //!
 //! A committed transaction is forgotten once its commit precedes every live snapshot: no new edge can touch it then.
 //! What a later check still needs from it, the earliest commit among its out-neighbours, is summarised on each
@@ -312,29 +314,6 @@ impl Ssi {
                 None => {}
             }
         }
-        // `id` as T3, committing first: a running pivot T2 -rw-> id whose own T1 is us or still running is doomed.
-        for (t2, via_23) in &me.ins {
-            let Some(s2) = reg.sxacts.get(t2) else {
-                continue;
-            };
-            if !s2.live() {
-                continue;
-            }
-            let t1 = s2
-                .ins
-                .iter()
-                .find(|(t1, _)| **t1 == id || reg.sxacts.get(t1).is_some_and(Sxact::live));
-            if let Some((t1, via_12)) = t1 {
-                let out = OutCommit {
-                    ts: 0,
-                    t3: id,
-                    via: via_23.clone(),
-                };
-                checked
-                    .doom
-                    .push((*t2, conflict(*t1, *t2, &out, via_12, *t2)));
-            }
-        }
         checked
     }
 
@@ -369,5 +348,103 @@ fn conflict(t1: TxnId, t2: TxnId, out: &OutCommit, via_12: &Via, victim: TxnId) 
         t1_t2: Some(via_12.clone()),
         t2_t3: Some(out.via.clone()),
         victim,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T1: TxnId = TxnId(1);
+    const T2: TxnId = TxnId(2);
+    const T3: TxnId = TxnId(3);
+
+    fn via(k: i64) -> Via {
+        Via::Key(Key::Int(k))
+    }
+
+    /// Three serializable transactions that all began at snapshot 0, with T1 -rw-> T2 -rw-> T3.
+    fn structure(defect: Option<Defect>) -> Ssi {
+        let ssi = Ssi::new(defect);
+        for t in [T1, T2, T3] {
+            ssi.begin(t, 0);
+        }
+        ssi.add_edges([(T1, T2, via(1)), (T2, T3, via(2))]);
+        ssi
+    }
+
+    #[test]
+    fn pivot_aborts_when_t3_committed_first_and_t1_is_running() {
+        let ssi = structure(None);
+        ssi.pre_commit(T3, false, 1).unwrap();
+        let conflict = ssi.pre_commit(T2, false, 2).unwrap_err();
+        assert_eq!(
+            (conflict.t1, conflict.t2, conflict.t3, conflict.victim),
+            (T1, T2, T3, T2)
+        );
+        assert_eq!(
+            (conflict.t1_t2.clone(), conflict.t2_t3.clone()),
+            (Some(via(1)), Some(via(2)))
+        );
+    }
+
+    #[test]
+    fn commit_ordering_refinement_spares_the_pivot_when_t1_committed_before_t3() {
+        let ssi = structure(None);
+        ssi.pre_commit(T1, false, 1).unwrap();
+        ssi.pre_commit(T3, false, 2).unwrap();
+        ssi.pre_commit(T2, false, 3).unwrap();
+    }
+
+    #[test]
+    fn read_only_t1_is_safe_when_t3_committed_after_its_snapshot() {
+        let ssi = structure(None);
+        ssi.pre_commit(T3, false, 5).unwrap();
+        // T1 began at 0 and read nothing T3 wrote; T3 committed at 5, after T1's snapshot.
+        ssi.pre_commit(T1, true, 6).unwrap();
+        ssi.pre_commit(T2, false, 7).unwrap();
+    }
+
+    #[test]
+    fn committing_t1_dooms_a_running_pivot_instead_of_itself() {
+        let ssi = structure(None);
+        ssi.pre_commit(T3, false, 1).unwrap();
+        ssi.pre_commit(T1, false, 2).unwrap();
+        assert_eq!(ssi.doom_of(T2).map(|c| c.victim), Some(T2));
+        assert!(ssi.pre_commit(T2, false, 3).is_err());
+    }
+
+    #[test]
+    fn write_skew_aborts_the_second_committer() {
+        let ssi = Ssi::new(None);
+        ssi.begin(T1, 0);
+        ssi.begin(T2, 0);
+        ssi.add_edges([(T1, T2, via(2)), (T2, T1, via(1))]);
+        ssi.pre_commit(T1, false, 1).unwrap();
+        let conflict = ssi.pre_commit(T2, false, 2).unwrap_err();
+        assert_eq!(
+            (conflict.t1, conflict.t2, conflict.t3, conflict.victim),
+            (T1, T2, T1, T2)
+        );
+    }
+
+    #[test]
+    fn ssi_off_never_aborts() {
+        let ssi = structure(Some(Defect::SsiOff));
+        ssi.pre_commit(T3, false, 1).unwrap();
+        ssi.pre_commit(T2, false, 2).unwrap();
+        ssi.pre_commit(T1, false, 3).unwrap();
+    }
+
+    #[test]
+    fn committed_transactions_are_forgotten_once_no_snapshot_overlaps_them() {
+        let ssi = structure(None);
+        ssi.pre_commit(T3, false, 1).unwrap();
+        ssi.release(T2);
+        ssi.pre_commit(T1, false, 2).unwrap();
+        ssi.cleanup(1);
+        assert_eq!(ssi.tracked(), (1, 0));
+        ssi.cleanup(2);
+        assert_eq!(ssi.tracked(), (0, 0));
     }
 }
