@@ -5,8 +5,9 @@
 //! (`txn.rs`), the commit protocol (`commit.rs`) or sessions (`session.rs`).
 //!
 //! Lock order, outermost first: a session's state; the commit lock; then exactly one of a chain, the SSI registry,
-//! the predicate-lock table, a store shard or the active-snapshot set, never two of those at once. The global
-//! transaction gate exists only for the `global-lock` defect and is taken at `begin`, before everything else.
+//! the predicate-lock table, a store shard or the active-snapshot set, never two of those at once. The transaction
+//! gate exists only for the `global-lock` defect; `begin` takes it inside the session's state lock and before
+//! anything else.
 
 use std::fmt;
 use std::time::{Duration, Instant};
