@@ -11,7 +11,7 @@
 use crate::defect::Defect;
 use crate::engine::EngineInner;
 use crate::error::{Error, Result};
-use crate::sync::lock;
+use crate::sync::{lock, yield_now};
 use crate::txn::Txn;
 
 impl EngineInner {
@@ -53,7 +53,7 @@ impl EngineInner {
             }
             if non_atomic {
                 // Widens the window the defect opens, so that concurrent workloads (not only the hook) see it.
-                std::thread::yield_now();
+                yield_now();
             }
         }
         self.clock.publish(ts);

@@ -144,6 +144,70 @@ fn bank_total_goes_negative_under_snapshot_isolation_and_ssi_off() {
     }
 }
 
+/// The bank workload free-running (no barriers) at serializable, with random accounts: the total never goes
+/// below zero in any snapshot a client reads, nor at the end.
+#[test]
+fn bank_total_never_goes_negative_free_running_at_serializable() {
+    let engine = Engine::default();
+    support::load(
+        &engine,
+        &(0..ACCOUNTS).map(|a| (a, 200)).collect::<Vec<_>>(),
+    );
+    let clients: Vec<_> = (0..4u64)
+        .map(|client| {
+            let engine = engine.clone();
+            thread::spawn(move || {
+                let mut s = engine.session();
+                let mut seed = client.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                let mut lowest = i64::MAX;
+                for _ in 0..200 {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    let account = (seed % ACCOUNTS as u64) as i64;
+                    let result = (|| -> Result<(), Error> {
+                        s.begin(Isolation::Serializable)?;
+                        let mut balances = Vec::new();
+                        for a in 0..ACCOUNTS {
+                            let Some(Value::Int(b)) = s.read(&k(a))? else {
+                                panic!("account {a}")
+                            };
+                            balances.push(b);
+                        }
+                        let total: i64 = balances.iter().sum();
+                        lowest = lowest.min(total);
+                        thread::yield_now();
+                        if total >= 100 {
+                            s.write(account, balances[account as usize] - 100)?;
+                        }
+                        s.commit()
+                    })();
+                    if result.is_err() {
+                        s.rollback().unwrap();
+                    }
+                }
+                lowest
+            })
+        })
+        .collect();
+    let lowest = clients
+        .into_iter()
+        .map(|c| c.join().unwrap())
+        .min()
+        .unwrap();
+    let total: i64 = support::committed(&engine, &(0..ACCOUNTS).collect::<Vec<_>>())
+        .into_iter()
+        .map(|v| {
+            if let Some(Value::Int(b)) = v {
+                b
+            } else {
+                panic!("{v:?}")
+            }
+        })
+        .sum();
+    assert!(lowest >= 0 && total >= 0, "lowest {lowest}, final {total}");
+}
+
 /// 100,000 updates of four keys from two threads, at serializable: version chains, SIREAD locks and SSI's
 /// registry must stay small, because everything older than the oldest live snapshot is discarded.
 #[test]
