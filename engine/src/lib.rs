@@ -29,8 +29,8 @@
 //! ```
 //!
 //! Owns: storage, transactions and isolation for isocheck's default, in-process system under test (DESIGN.md §5).
-//! Leaves to others: histories, checking and reporting; the engine depends on nothing but std (through [`sync`'s
-//! re-exports](crate#concurrency)) and `thiserror`.
+//! Leaves to others: histories, checking and reporting; the engine depends on nothing but std (every lock and atomic
+//! through its internal `sync` module, after redb's) and `thiserror`.
 //!
 //! # Levels
 //! Berenson et al. 1995 and Adya 1999 for read committed and snapshot isolation, Cahill et al. 2008 for SSI and Ports
