@@ -1,0 +1,71 @@
+//! Commit and rollback.
+//!
+//! Owns: the commit protocol. Under the commit lock, and only for transactions that wrote something or are
+//! serializable: take the next timestamp, run the SSI check (`ssi.rs`), turn each uncommitted version into a
+//! committed one (pruning what no snapshot can see any more), and only then publish the timestamp, so a snapshot
+//! sees all of a commit or none of it. Write-write conflicts need no re-check here: the first-updater-wins rule in
+//! `version_chain.rs` already allows only one uncommitted version per key. Does not own statements (`txn.rs`) or
+//! the bookkeeping after a transaction ends (`EngineInner::end_txn`). The protocol is timestamp-ordered snapshot
+//! isolation (Berenson et al. 1995) with SSI's pre-commit check (Ports & Grittner 2012 §5).
+
+use crate::defect::Defect;
+use crate::engine::EngineInner;
+use crate::error::{Error, Result};
+use crate::sync::{lock, yield_now};
+use crate::txn::Txn;
+
+impl EngineInner {
+    /// Commits `txn`. On an error nothing was installed, and the caller rolls the transaction back.
+    pub(crate) fn commit(&self, txn: &Txn) -> Result<()> {
+        txn.check_doomed(self)?;
+        if txn.writes().is_empty() && !txn.is_serializable() {
+            return Ok(());
+        }
+        let _commit = lock(&self.commit_lock);
+        // Only commit-lock holders advance the watermark, so the next timestamp is one past it.
+        let ts = self.clock.latest() + 1;
+        if txn.is_serializable() {
+            self.ssi
+                .pre_commit(txn.id(), txn.writes().is_empty(), ts)
+                .map_err(|conflict| Error::SerializationFailure { conflict })?;
+        }
+        self.install(txn, ts);
+        Ok(())
+    }
+
+    /// Makes `txn`'s writes the committed versions at `ts`, then publishes `ts`.
+    fn install(&self, txn: &Txn, ts: u64) {
+        let non_atomic = self.defect() == Some(Defect::NonAtomicCommit);
+        // The `non-atomic-commit` defect: the timestamp is published before the writes are installed, so a snapshot
+        // taken meanwhile sees the versions installed so far and not the rest.
+        if non_atomic {
+            self.clock.publish(ts);
+        }
+        let horizon = self.clock.horizon();
+        for (key, chain) in txn.writes() {
+            {
+                let mut c = chain.lock();
+                c.commit_pending(txn.id(), ts);
+                c.prune(horizon);
+            }
+            if let Some(hook) = &self.config.install_hook {
+                hook(key);
+            }
+            if non_atomic {
+                // Widens the window the defect opens, so that concurrent workloads (not only the hook) see it.
+                yield_now();
+            }
+        }
+        self.clock.publish(ts);
+    }
+
+    /// Discards `txn`'s uncommitted versions and its SSI state.
+    pub(crate) fn rollback(&self, txn: &Txn) {
+        for chain in txn.writes().values() {
+            chain.lock().remove_pending(txn.id());
+        }
+        if txn.is_serializable() {
+            self.ssi.release(txn.id());
+        }
+    }
+}

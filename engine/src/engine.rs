@@ -1,0 +1,234 @@
+//! The engine handle, its configuration, and the beginning and end of every transaction.
+//!
+//! Owns: [`Engine`] (a cheap, shareable handle), [`EngineConfig`] (the planted defect and test hooks), and
+//! `EngineInner`, which ties the clock, the key space, SSI and the counters together. Does not own statements
+//! (`txn.rs`), the commit protocol (`commit.rs`) or sessions (`session.rs`).
+//!
+//! Lock order, outermost first: a session's state; the commit lock; then exactly one of a chain, the SSI registry,
+//! the predicate-lock table, a store shard or the active-snapshot set, never two of those at once. The transaction
+//! gate exists only for the `global-lock` defect; `begin` takes it inside the session's state lock and before
+//! anything else.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use crate::defect::Defect;
+use crate::error::{Error, Result};
+use crate::isolation::Isolation;
+use crate::key::Key;
+use crate::session::Session;
+use crate::snapshot::Clock;
+use crate::ssi::Ssi;
+use crate::stats::{Counters, Stats, StorageStats};
+use crate::store::Store;
+use crate::sync::{Arc, Condvar, Mutex, lock};
+use crate::txn::Txn;
+
+/// A callback run during commit after each write is installed, with the written key. Tests use it to pause a commit
+/// half-way and show that readers cannot see half a commit (or can, with the `non-atomic-commit` defect).
+pub type InstallHook = Arc<dyn Fn(&Key) + Send + Sync>;
+
+/// How to build an [`Engine`].
+#[derive(Clone)]
+pub struct EngineConfig {
+    pub(crate) defect: Option<Defect>,
+    pub(crate) lock_timeout: Duration,
+    pub(crate) install_hook: Option<InstallHook>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> EngineConfig {
+        EngineConfig {
+            defect: None,
+            lock_timeout: Duration::from_secs(5),
+            install_hook: None,
+        }
+    }
+}
+
+impl fmt::Debug for EngineConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EngineConfig")
+            .field("defect", &self.defect)
+            .field("lock_timeout", &self.lock_timeout)
+            .field("install_hook", &self.install_hook.as_ref().map(|_| "<fn>"))
+            .finish()
+    }
+}
+
+impl EngineConfig {
+    /// The correct engine: no defect, a 5 s lock timeout (only used by `global-lock`), no hook.
+    pub fn new() -> EngineConfig {
+        EngineConfig::default()
+    }
+
+    /// Plants `defect` (or none).
+    pub fn defect(mut self, defect: Option<Defect>) -> EngineConfig {
+        self.defect = defect;
+        self
+    }
+
+    /// How long `begin` waits for the transaction lock of the `global-lock` defect before failing with
+    /// [`Error::LockTimeout`].
+    pub fn lock_timeout(mut self, timeout: Duration) -> EngineConfig {
+        self.lock_timeout = timeout;
+        self
+    }
+
+    /// Runs `hook` during every commit after each of its writes is installed (see [`InstallHook`]). The hook runs
+    /// under the commit lock, so it must not commit on this engine itself.
+    pub fn install_hook(mut self, hook: impl Fn(&Key) + Send + Sync + 'static) -> EngineConfig {
+        self.install_hook = Some(Arc::new(hook));
+        self
+    }
+}
+
+/// The embedded MVCC engine. Cloning is cheap and shares the data; it is `Send + Sync`.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    inner: Arc<EngineInner>,
+}
+
+impl Default for Engine {
+    fn default() -> Engine {
+        Engine::new(EngineConfig::default())
+    }
+}
+
+impl Engine {
+    /// An empty engine built with `config`.
+    pub fn new(config: EngineConfig) -> Engine {
+        let ssi = Ssi::new(config.defect);
+        let inner = EngineInner {
+            config,
+            clock: Clock::default(),
+            store: Store::default(),
+            ssi,
+            commit_lock: Mutex::new(()),
+            gate: Gate::default(),
+            counters: Counters::default(),
+        };
+        Engine {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// An empty engine with `defect` planted (or the correct engine for `None`).
+    pub fn with_defect(defect: Option<Defect>) -> Engine {
+        Engine::new(EngineConfig::new().defect(defect))
+    }
+
+    /// The planted defect, if any.
+    pub fn defect(&self) -> Option<Defect> {
+        self.inner.config.defect
+    }
+
+    /// A new session, to be used by one client thread at a time.
+    pub fn session(&self) -> Session {
+        Session::new(self.clone())
+    }
+
+    /// Commits and aborts so far.
+    pub fn stats(&self) -> Stats {
+        self.inner.counters.snapshot()
+    }
+
+    /// What the engine holds in memory now. Walks every chain, so it is meant for tests and reports, not hot paths.
+    pub fn storage_stats(&self) -> StorageStats {
+        let chains = self.inner.store.all();
+        let (tracked_transactions, predicate_locks) = self.inner.ssi.tracked();
+        let mut stats = StorageStats {
+            keys: chains.len(),
+            tracked_transactions,
+            predicate_locks,
+            ..StorageStats::default()
+        };
+        for chain in chains {
+            let c = chain.lock();
+            stats.versions += c.version_count();
+            stats.max_chain = stats.max_chain.max(c.version_count());
+            stats.siread_locks += c.reader_count();
+        }
+        stats
+    }
+
+    pub(crate) fn inner(&self) -> &EngineInner {
+        &self.inner
+    }
+}
+
+/// The shared state behind an [`Engine`].
+#[derive(Debug)]
+pub(crate) struct EngineInner {
+    pub(crate) config: EngineConfig,
+    pub(crate) clock: Clock,
+    pub(crate) store: Store,
+    pub(crate) ssi: Ssi,
+    /// Serializes validation and installation of commits; held for a few chain operations per written key.
+    pub(crate) commit_lock: Mutex<()>,
+    gate: Gate,
+    pub(crate) counters: Counters,
+}
+
+impl EngineInner {
+    pub(crate) fn defect(&self) -> Option<Defect> {
+        self.config.defect
+    }
+
+    /// Starts a transaction: a registered snapshot, and SSI tracking at serializable. Never waits for another
+    /// transaction, except under the `global-lock` defect.
+    pub(crate) fn begin_txn(&self, isolation: Isolation) -> Result<Txn> {
+        // The `global-lock` defect: one lock held from begin to commit or rollback (released in `end_txn`), the MVCC
+        // layer on a global mutex that isocheck's overlap test exists to catch.
+        if self.defect() == Some(Defect::GlobalLock) {
+            self.gate.acquire(self.config.lock_timeout)?;
+        }
+        let id = self.clock.next_txn_id();
+        let snapshot = self.clock.take_snapshot();
+        let sxact = (isolation == Isolation::Serializable).then(|| self.ssi.begin(id, snapshot));
+        Ok(Txn::new(id, isolation, snapshot, sxact))
+    }
+
+    /// Releases what a finished transaction held once it has committed or been rolled back.
+    pub(crate) fn end_txn(&self, txn: &Txn) {
+        self.clock.release_snapshot(txn.snapshot());
+        if txn.is_serializable() {
+            self.ssi.cleanup(self.clock.horizon());
+        }
+        if self.defect() == Some(Defect::GlobalLock) {
+            self.gate.release();
+        }
+    }
+}
+
+/// The single transaction lock of the `global-lock` defect: a flag and a condition variable rather than a mutex
+/// guard, because it is held across calls (from `begin` to `commit`) and may be released by another thread (`kill`).
+#[derive(Debug, Default)]
+struct Gate {
+    held: Mutex<bool>,
+    freed: Condvar,
+}
+
+impl Gate {
+    fn acquire(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        let mut held = lock(&self.held);
+        while *held {
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Error::LockTimeout { waited: timeout });
+            }
+            held = match self.freed.wait_timeout(held, deadline - now) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        *held = true;
+        Ok(())
+    }
+
+    fn release(&self) {
+        *lock(&self.held) = false;
+        self.freed.notify_one();
+    }
+}

@@ -1,0 +1,156 @@
+//! The engine's errors.
+//!
+//! Owns: [`Error`], hand-written and `#[non_exhaustive]` after redb's `src/error.rs`, and [`Conflict`], the evidence
+//! behind a serialization failure. Does not own when they are raised. Like PostgreSQL's SQLSTATE 40001, a
+//! [`Error::SerializationFailure`] or [`Error::WriteConflict`] aborts the transaction; any other statement error
+//! aborts it too (PostgreSQL's "current transaction is aborted"), and the caller must `rollback` before `begin`.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::key::{Key, KeyRange};
+use crate::snapshot::TxnId;
+
+/// The engine's result type.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Why a statement, a commit or a begin failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// SSI found a dangerous structure (Cahill et al. 2008) and aborted this transaction.
+    #[error(
+        "could not serialize access due to read/write dependencies among transactions: {conflict}"
+    )]
+    SerializationFailure {
+        /// The dangerous structure, with the transactions and keys on its edges.
+        conflict: Box<Conflict>,
+    },
+    /// Another transaction wrote `key` first: it holds an uncommitted version (at any level; PostgreSQL would wait
+    /// for it, the engine aborts instead) or, above read committed, committed one after this transaction's snapshot.
+    #[error("could not serialize access due to concurrent update of key {key} by {other}")]
+    WriteConflict {
+        /// The key both transactions wrote.
+        key: Key,
+        /// The transaction whose write came first.
+        other: TxnId,
+    },
+    /// Another session killed this one; its transaction was rolled back and the session is unusable.
+    #[error("connection lost: the session was killed")]
+    Killed,
+    /// A statement, `commit` or `rollback` was issued outside a transaction.
+    #[error("no transaction is in progress")]
+    NoTransaction,
+    /// `begin` was issued inside a transaction.
+    #[error("a transaction is already in progress")]
+    TransactionInProgress,
+    /// An earlier statement failed, so the transaction was aborted; only `rollback` is accepted.
+    #[error("current transaction is aborted, commands ignored until rollback")]
+    InFailedTransaction,
+    /// `insert` found the key already present.
+    #[error("key {key} already exists")]
+    AlreadyExists {
+        /// The key that was present.
+        key: Key,
+    },
+    /// `append` found a value that is not a list.
+    #[error("cannot append to key {key}: it holds a {found}, not a list")]
+    TypeMismatch {
+        /// The key appended to.
+        key: Key,
+        /// The type of the value found there.
+        found: &'static str,
+    },
+    /// With the `global-lock` defect, `begin` waited this long for the one transaction lock and gave up, so that a
+    /// scripted interleaving on one thread fails instead of hanging.
+    #[error("timed out after {waited:?} waiting for the global transaction lock")]
+    LockTimeout {
+        /// How long `begin` waited.
+        waited: Duration,
+    },
+}
+
+impl Error {
+    /// Whether retrying the transaction from `begin` may succeed: the error is a concurrency conflict, not a fault in
+    /// the transaction itself.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            Error::SerializationFailure { .. }
+                | Error::WriteConflict { .. }
+                | Error::LockTimeout { .. }
+        )
+    }
+
+    /// A short, stable name for the error's kind, used to count aborts by cause (`serialization-failure`,
+    /// `write-conflict`, ...).
+    pub fn cause(&self) -> &'static str {
+        match self {
+            Error::SerializationFailure { .. } => "serialization-failure",
+            Error::WriteConflict { .. } => "write-conflict",
+            Error::Killed => "killed",
+            Error::NoTransaction => "no-transaction",
+            Error::TransactionInProgress => "transaction-in-progress",
+            Error::InFailedTransaction => "in-failed-transaction",
+            Error::AlreadyExists { .. } => "already-exists",
+            Error::TypeMismatch { .. } => "type-mismatch",
+            Error::LockTimeout { .. } => "lock-timeout",
+        }
+    }
+}
+
+/// What an rw-antidependency edge was read through: one key, or a scanned range (a predicate read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Via {
+    /// The reader read this key and the writer wrote it.
+    Key(Key),
+    /// The reader scanned this range and the writer wrote the given key inside it.
+    Range(KeyRange, Key),
+}
+
+impl fmt::Display for Via {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Via::Key(k) => write!(f, "key {k}"),
+            Via::Range(r, k) => write!(f, "key {k} in scanned range {r}"),
+        }
+    }
+}
+
+/// A dangerous structure `t1 -rw-> t2 -rw-> t3` in which `t3` committed first (Cahill et al. 2008, with Ports &
+/// Grittner 2012's commit-ordering refinement). `t1` and `t3` may be the same transaction (write skew).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    /// The reader of the first antidependency.
+    pub t1: TxnId,
+    /// The pivot: it wrote what `t1` read, and read what `t3` wrote.
+    pub t2: TxnId,
+    /// The transaction that committed first.
+    pub t3: TxnId,
+    /// What `t1` read that `t2` wrote, when known.
+    pub t1_t2: Option<Via>,
+    /// What `t2` read that `t3` wrote, when known.
+    pub t2_t3: Option<Via>,
+    /// The transaction this error aborted (one of the three).
+    pub victim: TxnId,
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let edge = |via: &Option<Via>| {
+            via.as_ref()
+                .map_or_else(|| "?".to_owned(), |v| v.to_string())
+        };
+        write!(
+            f,
+            "dangerous structure {} -rw({})-> {} -rw({})-> {}, and {} committed first; {} aborted",
+            self.t1,
+            edge(&self.t1_t2),
+            self.t2,
+            edge(&self.t2_t3),
+            self.t3,
+            self.t3,
+            self.victim
+        )
+    }
+}
