@@ -12,18 +12,13 @@ use workloads::Ycsb;
 
 fn overlap(c: &mut Criterion) {
     let mut group = c.benchmark_group("overlap-4x100ms");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(7));
+    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(7));
     for defect in [None, Some(Defect::GlobalLock)] {
         let name = defect.map_or("correct".to_owned(), |d| d.to_string());
         group.bench_function(name, |b| {
             b.iter_custom(|iters| {
                 let engine = Engine::with_defect(defect);
-                (0..iters)
-                    .map(|_| workloads::overlap(&engine, 4, Duration::from_millis(100)))
-                    .sum()
+                (0..iters).map(|_| workloads::overlap(&engine, 4, Duration::from_millis(100))).sum()
             })
         });
     }
@@ -32,17 +27,11 @@ fn overlap(c: &mut Criterion) {
 
 fn ycsb_a(c: &mut Criterion) {
     let mut group = c.benchmark_group("ycsb-a");
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(4));
+    group.sample_size(10).measurement_time(Duration::from_secs(4));
     const TXNS: usize = 500;
     for level in [Isolation::SnapshotIsolation, Isolation::Serializable] {
         for clients in [1, 2] {
-            let cfg = Ycsb {
-                records: 1000,
-                ops: 4,
-                level,
-            };
+            let cfg = Ycsb { records: 1000, ops: 4, level };
             let engine = Engine::default();
             cfg.load(&engine);
             let (mut commits, mut aborts) = (0, 0);

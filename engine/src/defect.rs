@@ -29,13 +29,8 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, in the order the CLI lists them.
-    pub const ALL: [Defect; 5] = [
-        Defect::GlobalLock,
-        Defect::SsiOff,
-        Defect::NoFirstCommitterWins,
-        Defect::DirtyRead,
-        Defect::NonAtomicCommit,
-    ];
+    pub const ALL: [Defect; 5] =
+        [Defect::GlobalLock, Defect::SsiOff, Defect::NoFirstCommitterWins, Defect::DirtyRead, Defect::NonAtomicCommit];
 
     /// The defect's name as the CLI spells it (`--defect NAME`).
     pub fn name(self) -> &'static str {
@@ -51,9 +46,7 @@ impl Defect {
     /// One sentence on what the defect does, for help texts and reports.
     pub fn description(self) -> &'static str {
         match self {
-            Defect::GlobalLock => {
-                "one lock held from begin to commit: correct results, fully serialized"
-            }
+            Defect::GlobalLock => "one lock held from begin to commit: correct results, fully serialized",
             Defect::SsiOff => "serializable silently runs as snapshot isolation",
             Defect::NoFirstCommitterWins => "write-write conflicts are not detected: lost updates",
             Defect::DirtyRead => "reads see other transactions' uncommitted writes",
@@ -82,10 +75,7 @@ impl FromStr for Defect {
     type Err = ParseDefectError;
 
     fn from_str(s: &str) -> Result<Defect, ParseDefectError> {
-        Defect::ALL
-            .into_iter()
-            .find(|d| d.name() == s)
-            .ok_or_else(|| ParseDefectError { name: s.to_owned() })
+        Defect::ALL.into_iter().find(|d| d.name() == s).ok_or_else(|| ParseDefectError { name: s.to_owned() })
     }
 }
 
@@ -96,24 +86,10 @@ mod tests {
     #[test]
     fn names_round_trip_and_match_the_design() {
         let names: Vec<String> = Defect::ALL.iter().map(|d| d.to_string()).collect();
-        assert_eq!(
-            names,
-            [
-                "global-lock",
-                "ssi-off",
-                "no-first-committer-wins",
-                "dirty-read",
-                "non-atomic-commit"
-            ]
-        );
+        assert_eq!(names, ["global-lock", "ssi-off", "no-first-committer-wins", "dirty-read", "non-atomic-commit"]);
         for d in Defect::ALL {
             assert_eq!(d.name().parse::<Defect>(), Ok(d));
         }
-        assert_eq!(
-            "ssi_off".parse::<Defect>(),
-            Err(ParseDefectError {
-                name: "ssi_off".into()
-            })
-        );
+        assert_eq!("ssi_off".parse::<Defect>(), Err(ParseDefectError { name: "ssi_off".into() }));
     }
 }

@@ -38,11 +38,7 @@ pub struct EngineConfig {
 
 impl Default for EngineConfig {
     fn default() -> EngineConfig {
-        EngineConfig {
-            defect: None,
-            lock_timeout: Duration::from_secs(5),
-            install_hook: None,
-        }
+        EngineConfig { defect: None, lock_timeout: Duration::from_secs(5), install_hook: None }
     }
 }
 
@@ -108,9 +104,7 @@ impl Engine {
             gate: Gate::default(),
             counters: Counters::default(),
         };
-        Engine {
-            inner: Arc::new(inner),
-        }
+        Engine { inner: Arc::new(inner) }
     }
 
     /// An empty engine with `defect` planted (or the correct engine for `None`).
@@ -137,12 +131,8 @@ impl Engine {
     pub fn storage_stats(&self) -> StorageStats {
         let chains = self.inner.store.all();
         let (tracked_transactions, predicate_locks) = self.inner.ssi.tracked();
-        let mut stats = StorageStats {
-            keys: chains.len(),
-            tracked_transactions,
-            predicate_locks,
-            ..StorageStats::default()
-        };
+        let mut stats =
+            StorageStats { keys: chains.len(), tracked_transactions, predicate_locks, ..StorageStats::default() };
         for chain in chains {
             let c = chain.lock();
             stats.versions += c.version_count();

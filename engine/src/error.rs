@@ -19,9 +19,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 #[non_exhaustive]
 pub enum Error {
     /// SSI found a dangerous structure (Cahill et al. 2008) and aborted this transaction.
-    #[error(
-        "could not serialize access due to read/write dependencies among transactions: {conflict}"
-    )]
+    #[error("could not serialize access due to read/write dependencies among transactions: {conflict}")]
     SerializationFailure {
         /// The dangerous structure, with the transactions and keys on its edges.
         conflict: Box<Conflict>,
@@ -74,12 +72,7 @@ impl Error {
     /// Whether retrying the transaction from `begin` may succeed: the error is a concurrency conflict, not a fault in
     /// the transaction itself.
     pub fn is_retryable(&self) -> bool {
-        matches!(
-            self,
-            Error::SerializationFailure { .. }
-                | Error::WriteConflict { .. }
-                | Error::LockTimeout { .. }
-        )
+        matches!(self, Error::SerializationFailure { .. } | Error::WriteConflict { .. } | Error::LockTimeout { .. })
     }
 
     /// A short, stable name for the error's kind, used to count aborts by cause (`serialization-failure`,
@@ -137,10 +130,7 @@ pub struct Conflict {
 
 impl fmt::Display for Conflict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let edge = |via: &Option<Via>| {
-            via.as_ref()
-                .map_or_else(|| "?".to_owned(), |v| v.to_string())
-        };
+        let edge = |via: &Option<Via>| via.as_ref().map_or_else(|| "?".to_owned(), |v| v.to_string());
         write!(
             f,
             "dangerous structure {} -rw({})-> {} -rw({})-> {}, and {} committed first; {} aborted",

@@ -23,11 +23,7 @@ pub enum Isolation {
 
 impl Isolation {
     /// Every level, weakest first.
-    pub const ALL: [Isolation; 3] = [
-        Isolation::ReadCommitted,
-        Isolation::SnapshotIsolation,
-        Isolation::Serializable,
-    ];
+    pub const ALL: [Isolation; 3] = [Isolation::ReadCommitted, Isolation::SnapshotIsolation, Isolation::Serializable];
 
     /// The level's name as the CLI spells it.
     pub fn name(self) -> &'static str {
@@ -80,10 +76,7 @@ mod tests {
         for i in Isolation::ALL {
             assert_eq!(i.to_string().parse::<Isolation>(), Ok(i));
         }
-        assert_eq!(
-            "repeatable-read".parse::<Isolation>(),
-            Ok(Isolation::SnapshotIsolation)
-        );
+        assert_eq!("repeatable-read".parse::<Isolation>(), Ok(Isolation::SnapshotIsolation));
         assert!("snapshot".parse::<Isolation>().is_err());
     }
 }

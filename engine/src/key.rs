@@ -54,18 +54,12 @@ pub struct KeyRange {
 impl KeyRange {
     /// Every key.
     pub fn all() -> KeyRange {
-        KeyRange {
-            start: Bound::Unbounded,
-            end: Bound::Unbounded,
-        }
+        KeyRange { start: Bound::Unbounded, end: Bound::Unbounded }
     }
 
     /// The keys within `bounds`, e.g. `KeyRange::new(Key::Int(1)..Key::Int(5))` or `KeyRange::new(..)`.
     pub fn new(bounds: impl RangeBounds<Key>) -> KeyRange {
-        KeyRange {
-            start: bounds.start_bound().cloned(),
-            end: bounds.end_bound().cloned(),
-        }
+        KeyRange { start: bounds.start_bound().cloned(), end: bounds.end_bound().cloned() }
     }
 
     /// Whether `key` lies in the range.

@@ -82,21 +82,12 @@ fn end(eng: &EngineInner, txn: &Txn, cause: Option<&Error>) {
 
 impl Session {
     pub(crate) fn new(engine: Engine) -> Session {
-        Session {
-            engine,
-            shared: Arc::new(Shared {
-                killed: AtomicBool::new(false),
-                state: Mutex::new(State::Idle),
-            }),
-        }
+        Session { engine, shared: Arc::new(Shared { killed: AtomicBool::new(false), state: Mutex::new(State::Idle) }) }
     }
 
     /// A handle another thread can use to kill this session.
     pub fn handle(&self) -> SessionHandle {
-        SessionHandle {
-            engine: self.engine.clone(),
-            shared: Arc::clone(&self.shared),
-        }
+        SessionHandle { engine: self.engine.clone(), shared: Arc::clone(&self.shared) }
     }
 
     fn state(&self) -> Result<MutexGuard<'_, State>> {
@@ -175,21 +166,13 @@ impl Session {
     }
 
     /// A predicate read: the rows with keys in `range` whose values satisfy `predicate`, in key order.
-    pub fn scan(
-        &mut self,
-        range: impl RangeBounds<Key>,
-        predicate: Predicate,
-    ) -> Result<Vec<(Key, Value)>> {
+    pub fn scan(&mut self, range: impl RangeBounds<Key>, predicate: Predicate) -> Result<Vec<(Key, Value)>> {
         let range = KeyRange::new(range);
         self.statement(|txn, eng| txn.scan(eng, &range, predicate))
     }
 
     /// A predicate delete: deletes the rows [`Session::scan`] would return, returning their keys.
-    pub fn delete_where(
-        &mut self,
-        range: impl RangeBounds<Key>,
-        predicate: Predicate,
-    ) -> Result<Vec<Key>> {
+    pub fn delete_where(&mut self, range: impl RangeBounds<Key>, predicate: Predicate) -> Result<Vec<Key>> {
         let range = KeyRange::new(range);
         self.statement(|txn, eng| txn.delete_where(eng, &range, predicate))
     }

@@ -60,11 +60,7 @@ impl Clock {
                 active.remove(&snapshot);
             }
         }
-        let horizon = active
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or_else(|| self.watermark.load(Ordering::Acquire));
+        let horizon = active.keys().next().copied().unwrap_or_else(|| self.watermark.load(Ordering::Acquire));
         self.horizon.store(horizon, Ordering::Release);
     }
 

@@ -139,11 +139,7 @@ pub(crate) struct Ssi {
 
 impl Ssi {
     pub(crate) fn new(defect: Option<Defect>) -> Ssi {
-        Ssi {
-            registry: Mutex::default(),
-            ranges: RwLock::default(),
-            defect,
-        }
+        Ssi { registry: Mutex::default(), ranges: RwLock::default(), defect }
     }
 
     /// Registers a serializable transaction at `begin`.
@@ -173,26 +169,14 @@ impl Ssi {
     pub(crate) fn lock_range(&self, range: KeyRange, reader: &Arc<SxactShared>) {
         let mut ranges = write(&self.ranges);
         ranges.retain(|r| !r.reader.is_released());
-        ranges.push(RangeLock {
-            range,
-            reader: Arc::clone(reader),
-        });
+        ranges.push(RangeLock { range, reader: Arc::clone(reader) });
     }
 
     /// Concurrent scanners (other than `me`) whose locked ranges contain `key`, with the range each scanned.
-    pub(crate) fn range_readers(
-        &self,
-        key: &Key,
-        me: TxnId,
-        writer_snapshot: u64,
-    ) -> Vec<(TxnId, KeyRange)> {
+    pub(crate) fn range_readers(&self, key: &Key, me: TxnId, writer_snapshot: u64) -> Vec<(TxnId, KeyRange)> {
         read(&self.ranges)
             .iter()
-            .filter(|r| {
-                r.reader.id != me
-                    && r.range.contains(key)
-                    && r.reader.concurrent_with(writer_snapshot)
-            })
+            .filter(|r| r.reader.id != me && r.range.contains(key) && r.reader.concurrent_with(writer_snapshot))
             .map(|r| (r.reader.id, r.range.clone()))
             .collect()
     }
@@ -221,20 +205,12 @@ impl Ssi {
 
     /// Why a doomed transaction must abort.
     pub(crate) fn doom_of(&self, id: TxnId) -> Option<Conflict> {
-        lock(&self.registry)
-            .sxacts
-            .get(&id)
-            .and_then(|s| s.doom.clone())
+        lock(&self.registry).sxacts.get(&id).and_then(|s| s.doom.clone())
     }
 
     /// The SSI check at commit, under the commit lock: either marks `id` committed at `ts` or returns the dangerous
     /// structure that forbids it. `read_only` says the transaction wrote nothing.
-    pub(crate) fn pre_commit(
-        &self,
-        id: TxnId,
-        read_only: bool,
-        ts: u64,
-    ) -> Result<(), Box<Conflict>> {
+    pub(crate) fn pre_commit(&self, id: TxnId, read_only: bool, ts: u64) -> Result<(), Box<Conflict>> {
         let mut reg = lock(&self.registry);
         let checked = self.check(&reg, id, read_only);
         if let Some(conflict) = checked.abort {
@@ -341,14 +317,7 @@ impl Ssi {
 }
 
 fn conflict(t1: TxnId, t2: TxnId, out: &OutCommit, via_12: &Via, victim: TxnId) -> Conflict {
-    Conflict {
-        t1,
-        t2,
-        t3: out.t3,
-        t1_t2: Some(via_12.clone()),
-        t2_t3: Some(out.via.clone()),
-        victim,
-    }
+    Conflict { t1, t2, t3: out.t3, t1_t2: Some(via_12.clone()), t2_t3: Some(out.via.clone()), victim }
 }
 
 #[cfg(test)]
@@ -378,14 +347,8 @@ mod tests {
         let ssi = structure(None);
         ssi.pre_commit(T3, false, 1).unwrap();
         let conflict = ssi.pre_commit(T2, false, 2).unwrap_err();
-        assert_eq!(
-            (conflict.t1, conflict.t2, conflict.t3, conflict.victim),
-            (T1, T2, T3, T2)
-        );
-        assert_eq!(
-            (conflict.t1_t2.clone(), conflict.t2_t3.clone()),
-            (Some(via(1)), Some(via(2)))
-        );
+        assert_eq!((conflict.t1, conflict.t2, conflict.t3, conflict.victim), (T1, T2, T3, T2));
+        assert_eq!((conflict.t1_t2.clone(), conflict.t2_t3.clone()), (Some(via(1)), Some(via(2))));
     }
 
     #[test]
@@ -422,10 +385,7 @@ mod tests {
         ssi.add_edges([(T1, T2, via(2)), (T2, T1, via(1))]);
         ssi.pre_commit(T1, false, 1).unwrap();
         let conflict = ssi.pre_commit(T2, false, 2).unwrap_err();
-        assert_eq!(
-            (conflict.t1, conflict.t2, conflict.t3, conflict.victim),
-            (T1, T2, T1, T2)
-        );
+        assert_eq!((conflict.t1, conflict.t2, conflict.t3, conflict.victim), (T1, T2, T1, T2));
     }
 
     #[test]

@@ -23,9 +23,7 @@ pub(crate) struct Store {
 
 impl Default for Store {
     fn default() -> Store {
-        Store {
-            shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
-        }
+        Store { shards: (0..SHARDS).map(|_| RwLock::default()).collect() }
     }
 }
 
@@ -53,11 +51,7 @@ impl Store {
     pub(crate) fn range(&self, range: &KeyRange) -> Vec<(Key, Arc<Chain>)> {
         let mut found: Vec<(Key, Arc<Chain>)> = Vec::new();
         for shard in &self.shards {
-            found.extend(
-                read(shard)
-                    .range(range.clone())
-                    .map(|(k, c)| (k.clone(), Arc::clone(c))),
-            );
+            found.extend(read(shard).range(range.clone()).map(|(k, c)| (k.clone(), Arc::clone(c))));
         }
         found.sort_by(|a, b| a.0.cmp(&b.0));
         found
@@ -65,10 +59,7 @@ impl Store {
 
     /// Every chain, for storage statistics.
     pub(crate) fn all(&self) -> Vec<Arc<Chain>> {
-        self.shards
-            .iter()
-            .flat_map(|s| read(s).values().cloned().collect::<Vec<_>>())
-            .collect()
+        self.shards.iter().flat_map(|s| read(s).values().cloned().collect::<Vec<_>>()).collect()
     }
 }
 
@@ -82,15 +73,8 @@ mod tests {
         for i in (0..50).rev() {
             store.get_or_create(&Key::Int(i));
         }
-        let keys: Vec<Key> = store
-            .range(&KeyRange::new(Key::Int(10)..Key::Int(15)))
-            .into_iter()
-            .map(|e| e.0)
-            .collect();
+        let keys: Vec<Key> = store.range(&KeyRange::new(Key::Int(10)..Key::Int(15))).into_iter().map(|e| e.0).collect();
         assert_eq!(keys, (10..15).map(Key::Int).collect::<Vec<_>>());
-        assert!(Arc::ptr_eq(
-            &store.get_or_create(&Key::Int(3)),
-            &store.get_or_create(&Key::Int(3))
-        ));
+        assert!(Arc::ptr_eq(&store.get_or_create(&Key::Int(3)), &store.get_or_create(&Key::Int(3))));
     }
 }

@@ -31,19 +31,8 @@ pub(crate) struct Txn {
 }
 
 impl Txn {
-    pub(crate) fn new(
-        id: TxnId,
-        isolation: Isolation,
-        snapshot: u64,
-        sxact: Option<Arc<SxactShared>>,
-    ) -> Txn {
-        Txn {
-            id,
-            isolation,
-            snapshot,
-            sxact,
-            writes: BTreeMap::new(),
-        }
+    pub(crate) fn new(id: TxnId, isolation: Isolation, snapshot: u64, sxact: Option<Arc<SxactShared>>) -> Txn {
+        Txn { id, isolation, snapshot, sxact, writes: BTreeMap::new() }
     }
 
     pub(crate) fn id(&self) -> TxnId {
@@ -85,9 +74,7 @@ impl Txn {
     pub(crate) fn check_doomed(&self, eng: &EngineInner) -> Result<()> {
         match &self.sxact {
             Some(sx) if sx.is_doomed() => match eng.ssi.doom_of(self.id) {
-                Some(conflict) => Err(Error::SerializationFailure {
-                    conflict: Box::new(conflict),
-                }),
+                Some(conflict) => Err(Error::SerializationFailure { conflict: Box::new(conflict) }),
                 None => Ok(()),
             },
             _ => Ok(()),
@@ -119,11 +106,7 @@ impl Txn {
             (c.visible(self.id, snapshot, eng.defect()).cloned(), writers)
         };
         if !writers.is_empty() {
-            eng.ssi.add_edges(
-                writers
-                    .into_iter()
-                    .map(|w| (self.id, w, Via::Key(key.clone()))),
-            );
+            eng.ssi.add_edges(writers.into_iter().map(|w| (self.id, w, Via::Key(key.clone()))));
         }
         Ok(value)
     }
@@ -147,10 +130,7 @@ impl Txn {
                 list.push(element);
                 Ok(Some(Value::List(list)))
             }
-            Some(other) => Err(Error::TypeMismatch {
-                key: key_for_error,
-                found: other.type_name(),
-            }),
+            Some(other) => Err(Error::TypeMismatch { key: key_for_error, found: other.type_name() }),
         })
     }
 
@@ -236,11 +216,7 @@ impl Txn {
         new_value: impl FnOnce(&ChainState) -> Result<Option<Value>>,
     ) -> Result<()> {
         self.check_doomed(eng)?;
-        let chain = self
-            .writes
-            .get(&key)
-            .cloned()
-            .unwrap_or_else(|| eng.store.get_or_create(&key));
+        let chain = self.writes.get(&key).cloned().unwrap_or_else(|| eng.store.get_or_create(&key));
         let protected = match self.isolation {
             Isolation::ReadCommitted => None,
             Isolation::SnapshotIsolation | Isolation::Serializable => Some(self.snapshot),
@@ -248,10 +224,7 @@ impl Txn {
         let readers = {
             let mut c = chain.lock();
             c.write_conflict_check(self.id, protected, eng.defect())
-                .map_err(|other| Error::WriteConflict {
-                    key: key.clone(),
-                    other,
-                })?;
+                .map_err(|other| Error::WriteConflict { key: key.clone(), other })?;
             let value = new_value(&c)?;
             c.put_pending(self.id, self.is_serializable(), value);
             match self.sxact {
@@ -260,10 +233,8 @@ impl Txn {
             }
         };
         if self.sxact.is_some() {
-            let mut edges: Vec<(TxnId, TxnId, Via)> = readers
-                .iter()
-                .map(|r| (r.id, self.id, Via::Key(key.clone())))
-                .collect();
+            let mut edges: Vec<(TxnId, TxnId, Via)> =
+                readers.iter().map(|r| (r.id, self.id, Via::Key(key.clone()))).collect();
             for (reader, range) in eng.ssi.range_readers(&key, self.id, self.snapshot) {
                 edges.push((reader, self.id, Via::Range(range, key.clone())));
             }

@@ -100,20 +100,11 @@ mod tests {
     fn predicates_match_like_sql() {
         assert!(Predicate::Eq(30).matches(&Value::Int(30)));
         assert!(!Predicate::Eq(30).matches(&Value::Int(31)));
-        let mod3 = Predicate::Mod {
-            modulus: 3,
-            remainder: 0,
-        };
+        let mod3 = Predicate::Mod { modulus: 3, remainder: 0 };
         assert!(mod3.matches(&Value::Int(9)));
         assert!(!mod3.matches(&Value::Int(10)));
         assert!(!mod3.matches(&Value::List(vec![3])));
-        assert!(
-            !Predicate::Mod {
-                modulus: 0,
-                remainder: 0
-            }
-            .matches(&Value::Int(0))
-        );
+        assert!(!Predicate::Mod { modulus: 0, remainder: 0 }.matches(&Value::Int(0)));
         assert!(Predicate::All.matches(&Value::Bytes(vec![])));
         assert_eq!(mod3.to_string(), "value % 3 = 0");
     }

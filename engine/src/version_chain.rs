@@ -57,12 +57,7 @@ pub(crate) struct ChainState {
 
 impl ChainState {
     /// The value `me` sees at `snapshot`; `None` when the key is absent or deleted.
-    pub(crate) fn visible(
-        &self,
-        me: TxnId,
-        snapshot: u64,
-        defect: Option<Defect>,
-    ) -> Option<&Value> {
+    pub(crate) fn visible(&self, me: TxnId, snapshot: u64, defect: Option<Defect>) -> Option<&Value> {
         if let Some(own) = self.pending.iter().find(|p| p.creator == me) {
             return own.value.as_ref();
         }
@@ -72,26 +67,14 @@ impl ChainState {
         {
             return dirty.value.as_ref();
         }
-        self.committed
-            .iter()
-            .rev()
-            .find(|v| v.ts <= snapshot)
-            .and_then(|v| v.value.as_ref())
+        self.committed.iter().rev().find(|v| v.ts <= snapshot).and_then(|v| v.value.as_ref())
     }
 
     /// Serializable transactions other than `me` whose versions of this key `me` cannot see at `snapshot`: each is
     /// the target of an rw-antidependency from `me` once `me` reads the key (Cahill et al. 2008, the read side).
     pub(crate) fn invisible_writers(&self, me: TxnId, snapshot: u64) -> Vec<TxnId> {
-        let uncommitted = self
-            .pending
-            .iter()
-            .filter(|p| p.creator != me && p.serializable)
-            .map(|p| p.creator);
-        let later = self
-            .committed
-            .iter()
-            .filter(|v| v.ts > snapshot && v.serializable)
-            .map(|v| v.creator);
+        let uncommitted = self.pending.iter().filter(|p| p.creator != me && p.serializable).map(|p| p.creator);
+        let later = self.committed.iter().filter(|v| v.ts > snapshot && v.serializable).map(|v| v.creator);
         uncommitted.chain(later).collect()
     }
 
@@ -124,11 +107,7 @@ impl ChainState {
     pub(crate) fn put_pending(&mut self, me: TxnId, serializable: bool, value: Option<Value>) {
         match self.pending.iter_mut().find(|p| p.creator == me) {
             Some(own) => own.value = value,
-            None => self.pending.push(Pending {
-                creator: me,
-                serializable,
-                value,
-            }),
+            None => self.pending.push(Pending { creator: me, serializable, value }),
         }
     }
 
@@ -142,23 +121,14 @@ impl ChainState {
     pub(crate) fn commit_pending(&mut self, me: TxnId, ts: u64) {
         if let Some(at) = self.pending.iter().position(|p| p.creator == me) {
             let p = self.pending.swap_remove(at);
-            self.committed.push(Committed {
-                ts,
-                creator: p.creator,
-                serializable: p.serializable,
-                value: p.value,
-            });
+            self.committed.push(Committed { ts, creator: p.creator, serializable: p.serializable, value: p.value });
         }
     }
 
     /// Discards versions no live snapshot can see: everything older than the newest version committed at or
     /// before `horizon`, the oldest live snapshot.
     pub(crate) fn prune(&mut self, horizon: u64) {
-        let keep_from = self
-            .committed
-            .iter()
-            .rposition(|v| v.ts <= horizon)
-            .unwrap_or(0);
+        let keep_from = self.committed.iter().rposition(|v| v.ts <= horizon).unwrap_or(0);
         if keep_from > 0 {
             self.committed.drain(..keep_from);
         }
@@ -175,11 +145,7 @@ impl ChainState {
     /// The SIREAD lock holders other than `me` that were concurrent with a writer whose snapshot is `snapshot`:
     /// each is the source of an rw-antidependency into the writer (Cahill et al. 2008, the write side).
     pub(crate) fn concurrent_readers(&self, me: TxnId, snapshot: u64) -> Vec<Arc<SxactShared>> {
-        self.readers
-            .iter()
-            .filter(|r| r.id != me && r.concurrent_with(snapshot))
-            .cloned()
-            .collect()
+        self.readers.iter().filter(|r| r.id != me && r.concurrent_with(snapshot)).cloned().collect()
     }
 
     /// How many versions, committed and uncommitted, the chain holds.
@@ -222,10 +188,7 @@ mod tests {
         c.put_pending(T1, false, int(1));
         assert_eq!(c.visible(T1, 0, None), Some(&Value::Int(1)));
         assert_eq!(c.visible(T2, 0, None), None);
-        assert_eq!(
-            c.visible(T2, 0, Some(Defect::DirtyRead)),
-            Some(&Value::Int(1))
-        );
+        assert_eq!(c.visible(T2, 0, Some(Defect::DirtyRead)), Some(&Value::Int(1)));
     }
 
     #[test]
@@ -235,15 +198,8 @@ mod tests {
         c.commit_pending(T1, 4);
         assert_eq!(c.write_conflict_check(T2, Some(3), None), Err(T1));
         assert_eq!(c.write_conflict_check(T2, Some(4), None), Ok(()));
-        assert_eq!(
-            c.write_conflict_check(T2, None, None),
-            Ok(()),
-            "read committed has no snapshot to protect"
-        );
-        assert_eq!(
-            c.write_conflict_check(T2, Some(3), Some(Defect::NoFirstCommitterWins)),
-            Ok(())
-        );
+        assert_eq!(c.write_conflict_check(T2, None, None), Ok(()), "read committed has no snapshot to protect");
+        assert_eq!(c.write_conflict_check(T2, Some(3), Some(Defect::NoFirstCommitterWins)), Ok(()));
     }
 
     #[test]
@@ -252,10 +208,7 @@ mod tests {
         c.put_pending(T1, false, int(1));
         assert_eq!(c.write_conflict_check(T1, None, None), Ok(()));
         assert_eq!(c.write_conflict_check(T2, None, None), Err(T1));
-        assert_eq!(
-            c.write_conflict_check(T2, None, Some(Defect::NoFirstCommitterWins)),
-            Ok(())
-        );
+        assert_eq!(c.write_conflict_check(T2, None, Some(Defect::NoFirstCommitterWins)), Ok(()));
     }
 
     #[test]

@@ -21,17 +21,9 @@ fn dirty_read_is_prevented_at_every_level() {
         t1.begin(level).unwrap();
         t2.begin(level).unwrap();
         t1.write(1, 101).unwrap();
-        assert_eq!(
-            t2.read(&k(1)).unwrap(),
-            int(10),
-            "{level}: uncommitted write seen"
-        );
+        assert_eq!(t2.read(&k(1)).unwrap(), int(10), "{level}: uncommitted write seen");
         t1.rollback().unwrap();
-        assert_eq!(
-            t2.read(&k(1)).unwrap(),
-            int(10),
-            "{level}: aborted write seen"
-        );
+        assert_eq!(t2.read(&k(1)).unwrap(), int(10), "{level}: aborted write seen");
         t2.commit().unwrap();
     }
 }
@@ -46,11 +38,7 @@ fn dirty_read_defect_shows_uncommitted_and_aborted_writes() {
         t1.write(1, 101).unwrap();
         assert_eq!(t2.read(&k(1)).unwrap(), int(101), "{level}");
         t1.rollback().unwrap();
-        assert_eq!(
-            t2.read(&k(1)).unwrap(),
-            int(10),
-            "{level}: the aborted version is gone"
-        );
+        assert_eq!(t2.read(&k(1)).unwrap(), int(10), "{level}: the aborted version is gone");
     }
 }
 
@@ -70,11 +58,7 @@ fn dirty_write_aborts_the_second_writer_at_every_level() {
         t2.rollback().unwrap();
         t1.write(2, 21).unwrap();
         t1.commit().unwrap();
-        assert_eq!(
-            committed(&engine, &[1, 2]),
-            vec![int(11), int(21)],
-            "{level}"
-        );
+        assert_eq!(committed(&engine, &[1, 2]), vec![int(11), int(21)], "{level}");
     }
 }
 
@@ -99,11 +83,7 @@ fn lost_update_is_allowed_only_at_read_committed() {
             assert!(is_write_conflict(&overwrite), "{level}: {overwrite:?}");
         }
         assert_eq!(committed(&engine, &[1]), vec![int(11)]);
-        assert_eq!(
-            engine.stats().write_conflicts,
-            u64::from(level != RC),
-            "{level}"
-        );
+        assert_eq!(engine.stats().write_conflicts, u64::from(level != RC), "{level}");
     }
 }
 
@@ -157,11 +137,7 @@ fn concurrent_appends_never_lose_an_element_unless_planted() {
                     vec![2]
                 }
             };
-            assert_eq!(
-                committed(&engine, &[1]),
-                vec![Some(Value::List(expected))],
-                "{level} {defect:?}"
-            );
+            assert_eq!(committed(&engine, &[1]), vec![Some(Value::List(expected))], "{level} {defect:?}");
         }
     }
 }
@@ -215,11 +191,7 @@ fn write_skew_is_aborted_only_at_serializable() {
             assert_eq!(engine.stats().serialization_failures, 1);
         } else {
             second.unwrap();
-            assert_eq!(
-                committed(&engine, &[1, 2]),
-                vec![int(11), int(21)],
-                "{level}"
-            );
+            assert_eq!(committed(&engine, &[1, 2]), vec![int(11), int(21)], "{level}");
         }
     }
 }
@@ -227,9 +199,7 @@ fn write_skew_is_aborted_only_at_serializable() {
 #[test]
 fn write_skew_failure_names_the_dangerous_structure() {
     let engine = engine_with(None, &[(1, 10), (2, 20)]);
-    let Err(Error::SerializationFailure { conflict }) = write_skew(&engine, SER) else {
-        panic!("no failure")
-    };
+    let Err(Error::SerializationFailure { conflict }) = write_skew(&engine, SER) else { panic!("no failure") };
     // T1 (the first committer) read y, which T2 wrote; T2 read x, which T1 wrote: T2 -rw-> T1 -rw-> T2, the
     // structure whose T3 = T1 committed first, and T2 is the victim.
     assert_eq!(conflict.t1, conflict.t3);
@@ -274,11 +244,7 @@ fn read_only_anomaly_is_aborted_only_at_serializable() {
     for level in [SI, SER] {
         let engine = engine_with(None, &[(1, 0), (2, 0)]);
         let t2 = read_only_anomaly(&engine, level, true);
-        assert_eq!(
-            is_serialization_failure(&t2),
-            level == SER,
-            "{level}: {t2:?}"
-        );
+        assert_eq!(is_serialization_failure(&t2), level == SER, "{level}: {t2:?}");
     }
     // Without the read-only report there is no cycle (T2 -rw-> T1 alone serializes as T2, T1), and SSI, with its
     // commit-ordering refinement, commits T2.
@@ -292,10 +258,7 @@ fn ssi_off_defect_lets_the_read_only_anomaly_commit() {
     read_only_anomaly(&engine, SER, true).unwrap();
 }
 
-const MOD3: Predicate = Predicate::Mod {
-    modulus: 3,
-    remainder: 0,
-};
+const MOD3: Predicate = Predicate::Mod { modulus: 3, remainder: 0 };
 
 /// PMP, a predicate read phantom: T1 scans `value = 30` (nothing), T2 inserts a row with 30 and commits, T1 scans
 /// `value % 3 = 0`. PostgreSQL read committed sees the new row; repeatable read and serializable do not.
@@ -310,11 +273,7 @@ fn scan_phantom_appears_only_at_read_committed() {
         t2.insert(3, 30).unwrap();
         t2.commit().unwrap();
         let rows = t1.scan(.., MOD3).unwrap();
-        let expected = if level == RC {
-            vec![(k(3), Value::Int(30))]
-        } else {
-            vec![]
-        };
+        let expected = if level == RC { vec![(k(3), Value::Int(30))] } else { vec![] };
         assert_eq!(rows, expected, "{level}");
         t1.commit().unwrap();
     }
@@ -340,11 +299,7 @@ fn predicate_write_skew_is_aborted_only_at_serializable() {
     for level in Isolation::ALL {
         let engine = engine_with(None, &[(1, 10), (2, 20)]);
         let t2 = predicate_write_skew(&engine, level);
-        assert_eq!(
-            is_serialization_failure(&t2),
-            level == SER,
-            "{level}: {t2:?}"
-        );
+        assert_eq!(is_serialization_failure(&t2), level == SER, "{level}: {t2:?}");
     }
     let engine = engine_with(Some(Defect::SsiOff), &[(1, 10), (2, 20)]);
     predicate_write_skew(&engine, SER).unwrap();
@@ -367,16 +322,8 @@ fn predicate_delete_write_skew_is_aborted_only_at_serializable() {
         t1.commit().unwrap();
         let t2_commit = t2.commit();
         let aborted = level == SER && defect.is_none();
-        assert_eq!(
-            is_serialization_failure(&t2_commit),
-            aborted,
-            "{level} {defect:?}: {t2_commit:?}"
-        );
-        let remaining = if aborted {
-            vec![None, int(6)]
-        } else {
-            vec![None, None]
-        };
+        assert_eq!(is_serialization_failure(&t2_commit), aborted, "{level} {defect:?}: {t2_commit:?}");
+        let remaining = if aborted { vec![None, int(6)] } else { vec![None, None] };
         assert_eq!(committed(&engine, &[1, 2]), remaining);
     }
 }
@@ -394,11 +341,7 @@ fn predicate_delete_sees_its_statement_snapshot() {
         t2.insert(2, 60).unwrap();
         t2.commit().unwrap();
         let deleted = t1.delete_where(.., MOD3).unwrap();
-        let expected = if level == RC {
-            vec![k(1), k(2)]
-        } else {
-            vec![k(1)]
-        };
+        let expected = if level == RC { vec![k(1), k(2)] } else { vec![k(1)] };
         assert_eq!(deleted, expected, "{level}");
         t1.commit().unwrap();
     }
@@ -421,9 +364,8 @@ fn insert_of_a_present_key_fails_and_aborts() {
 
 #[test]
 fn global_lock_defect_makes_a_second_begin_wait_and_time_out() {
-    let config = EngineConfig::new()
-        .defect(Some(Defect::GlobalLock))
-        .lock_timeout(std::time::Duration::from_millis(50));
+    let config =
+        EngineConfig::new().defect(Some(Defect::GlobalLock)).lock_timeout(std::time::Duration::from_millis(50));
     let engine = Engine::new(config);
     let (mut t1, mut t2) = (engine.session(), engine.session());
     t1.begin(SER).unwrap();
@@ -482,13 +424,7 @@ fn statements_outside_a_transaction_are_refused() {
     s.append(1, 5).unwrap();
     assert_eq!(s.read(&k(1)).unwrap(), Some(Value::List(vec![5])));
     s.write(2, 1).unwrap();
-    assert_eq!(
-        s.append(2, 5),
-        Err(Error::TypeMismatch {
-            key: k(2),
-            found: "int"
-        })
-    );
+    assert_eq!(s.append(2, 5), Err(Error::TypeMismatch { key: k(2), found: "int" }));
 }
 
 /// A commit of x = 1 and y = 1 (over x = y = 0) is paused between installing x and installing y, by the install
@@ -506,15 +442,13 @@ fn readers_never_see_half_a_commit_unless_non_atomic_commit_is_planted() {
         let (resume_tx, resume_rx) = mpsc::channel::<()>();
         let channels = Mutex::new((paused_tx, resume_rx));
         let hook_armed = Arc::clone(&armed);
-        let config = EngineConfig::new()
-            .defect(defect)
-            .install_hook(move |_key| {
-                if hook_armed.swap(false, Ordering::SeqCst) {
-                    let channels = channels.lock().unwrap();
-                    channels.0.send(()).unwrap();
-                    channels.1.recv().unwrap();
-                }
-            });
+        let config = EngineConfig::new().defect(defect).install_hook(move |_key| {
+            if hook_armed.swap(false, Ordering::SeqCst) {
+                let channels = channels.lock().unwrap();
+                channels.0.send(()).unwrap();
+                channels.1.recv().unwrap();
+            }
+        });
         let engine = Engine::new(config);
         support::load(&engine, &[(1, 0), (2, 0)]);
         armed.store(true, Ordering::SeqCst);
@@ -533,21 +467,14 @@ fn readers_never_see_half_a_commit_unless_non_atomic_commit_is_planted() {
         for level in Isolation::ALL {
             let mut reader = engine.session();
             reader.begin(level).unwrap();
-            seen.push((
-                level,
-                reader.read(&k(1)).unwrap(),
-                reader.read(&k(2)).unwrap(),
-            ));
+            seen.push((level, reader.read(&k(1)).unwrap(), reader.read(&k(2)).unwrap()));
             // Not commit: a serializable commit would wait for the commit lock the paused writer holds.
             reader.rollback().unwrap();
         }
         resume_tx.send(()).unwrap();
         writer.join().unwrap().unwrap();
         let x = if defect.is_some() { int(1) } else { int(0) };
-        let expected: Vec<_> = Isolation::ALL
-            .iter()
-            .map(|l| (*l, x.clone(), int(0)))
-            .collect();
+        let expected: Vec<_> = Isolation::ALL.iter().map(|l| (*l, x.clone(), int(0))).collect();
         assert_eq!(seen, expected, "{defect:?}");
         assert_eq!(committed(&engine, &[1, 2]), vec![int(1), int(1)]);
     }

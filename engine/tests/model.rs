@@ -66,16 +66,12 @@ fn op_strategy() -> impl Strategy<Value = Op> {
 /// The named generator of schedules: 2 to 4 sessions, each running 1 to 3 transactions of 1 to 4 statements, 85%
 /// of them asking to commit, interleaved by a random order of session steps.
 fn schedule_strategy() -> impl Strategy<Value = Schedule> {
-    let txn = (
-        prop::collection::vec(op_strategy(), 1..=4),
-        prop::bool::weighted(0.85),
-    )
+    let txn = (prop::collection::vec(op_strategy(), 1..=4), prop::bool::weighted(0.85))
         .prop_map(|(ops, commit)| TxnPlan { ops, commit });
     prop::collection::vec(prop::collection::vec(txn, 1..=3), 2..=4).prop_flat_map(|sessions| {
         let n = sessions.len();
         let steps: usize = sessions.iter().flatten().map(|t| t.ops.len() + 2).sum();
-        (Just(sessions), prop::collection::vec(0..n, steps))
-            .prop_map(|(sessions, order)| Schedule { sessions, order })
+        (Just(sessions), prop::collection::vec(0..n, steps)).prop_map(|(sessions, order)| Schedule { sessions, order })
     })
 }
 
@@ -95,16 +91,8 @@ struct Cursor {
 /// Runs `schedule` at `level`, returning the committed transactions in commit order.
 fn run(engine: &Engine, schedule: &Schedule, level: Isolation) -> Vec<Committed> {
     let mut sessions: Vec<_> = schedule.sessions.iter().map(|_| engine.session()).collect();
-    let mut cursors: Vec<Cursor> = schedule
-        .sessions
-        .iter()
-        .map(|_| Cursor {
-            txn: 0,
-            op: 0,
-            active: false,
-            log: Vec::new(),
-        })
-        .collect();
+    let mut cursors: Vec<Cursor> =
+        schedule.sessions.iter().map(|_| Cursor { txn: 0, op: 0, active: false, log: Vec::new() }).collect();
     let mut committed = Vec::new();
     let mut unique = 0;
     let total: usize = schedule.order.len();
@@ -115,9 +103,7 @@ fn run(engine: &Engine, schedule: &Schedule, level: Isolation) -> Vec<Committed>
             continue;
         };
         if !cursor.active {
-            session
-                .begin(level)
-                .expect("begin never fails on the correct engine");
+            session.begin(level).expect("begin never fails on the correct engine");
             cursor.active = true;
             continue;
         }
@@ -130,9 +116,9 @@ fn run(engine: &Engine, schedule: &Schedule, level: Isolation) -> Vec<Committed>
                     Op::Write(k) => session.write(*k, arg.clone()).map(|()| Outcome::Done),
                     Op::Append(k) => session.append(*k, unique).map(|()| Outcome::Done),
                     Op::Delete(k) => session.delete(&Key::Int(*k)).map(Outcome::Deleted),
-                    Op::Scan(p) => session
-                        .scan(Key::Int(REGISTERS.start)..Key::Int(REGISTERS.end), *p)
-                        .map(Outcome::Rows),
+                    Op::Scan(p) => {
+                        session.scan(Key::Int(REGISTERS.start)..Key::Int(REGISTERS.end), *p).map(Outcome::Rows)
+                    }
                 };
                 cursor.op += 1;
                 match result {
@@ -149,9 +135,7 @@ fn run(engine: &Engine, schedule: &Schedule, level: Isolation) -> Vec<Committed>
             }
             None if plan.commit => {
                 if session.commit().is_ok() {
-                    committed.push(Committed {
-                        steps: std::mem::take(&mut cursor.log),
-                    });
+                    committed.push(Committed { steps: std::mem::take(&mut cursor.log) });
                 }
                 true
             }
@@ -161,21 +145,10 @@ fn run(engine: &Engine, schedule: &Schedule, level: Isolation) -> Vec<Committed>
             }
         };
         if finished {
-            *cursor = Cursor {
-                txn: cursor.txn + 1,
-                op: 0,
-                active: false,
-                log: Vec::new(),
-            };
+            *cursor = Cursor { txn: cursor.txn + 1, op: 0, active: false, log: Vec::new() };
         }
     }
-    assert!(
-        cursors
-            .iter()
-            .zip(&schedule.sessions)
-            .all(|(c, s)| c.txn == s.len()),
-        "schedule did not finish"
-    );
+    assert!(cursors.iter().zip(&schedule.sessions).all(|(c, s)| c.txn == s.len()), "schedule did not finish");
     committed
 }
 
@@ -191,9 +164,7 @@ fn replay(state: &mut Reference, txn: &Committed) -> bool {
                 Outcome::Done
             }
             Op::Append(k) => {
-                let Value::Int(element) = arg else {
-                    unreachable!("append arguments are integers")
-                };
+                let Value::Int(element) = arg else { unreachable!("append arguments are integers") };
                 match state.entry(*k).or_insert_with(|| Value::List(Vec::new())) {
                     Value::List(list) => list.push(*element),
                     other => unreachable!("list key holds {other:?}"),
@@ -202,11 +173,7 @@ fn replay(state: &mut Reference, txn: &Committed) -> bool {
             }
             Op::Delete(k) => Outcome::Deleted(state.remove(k).is_some()),
             Op::Scan(p) => Outcome::Rows(
-                state
-                    .range(REGISTERS)
-                    .filter(|(_, v)| p.matches(v))
-                    .map(|(k, v)| (Key::Int(*k), v.clone()))
-                    .collect(),
+                state.range(REGISTERS).filter(|(_, v)| p.matches(v)).map(|(k, v)| (Key::Int(*k), v.clone())).collect(),
             ),
         };
         if &expected != outcome {
@@ -218,12 +185,7 @@ fn replay(state: &mut Reference, txn: &Committed) -> bool {
 
 /// Depth-first search for a serial order of `txns` that reproduces every result and ends in `final_state`. Tries
 /// the lowest remaining index first, so the commit order is the first candidate.
-fn serial_order(
-    txns: &[Committed],
-    used: &mut Vec<bool>,
-    state: &Reference,
-    final_state: &Reference,
-) -> bool {
+fn serial_order(txns: &[Committed], used: &mut Vec<bool>, state: &Reference, final_state: &Reference) -> bool {
     if used.iter().all(|u| *u) {
         return state == final_state;
     }
@@ -246,10 +208,7 @@ fn serial_order(
 fn final_state(engine: &Engine) -> Reference {
     let mut s = engine.session();
     s.begin(Isolation::SnapshotIsolation).expect("begin");
-    let state = REGISTERS
-        .chain(LISTS)
-        .filter_map(|k| s.read(&Key::Int(k)).expect("read").map(|v| (k, v)))
-        .collect();
+    let state = REGISTERS.chain(LISTS).filter_map(|k| s.read(&Key::Int(k)).expect("read").map(|v| (k, v))).collect();
     s.commit().expect("commit");
     state
 }
@@ -289,11 +248,6 @@ fn serializable_schedules_are_equivalent_to_a_serial_order() {
 #[test]
 fn the_model_check_catches_ssi_off() {
     let mut runner = TestRunner::new(config(300, 0x150c4ec));
-    let outcome = runner.run(&schedule_strategy(), |schedule| {
-        check(&schedule, Some(Defect::SsiOff))
-    });
-    assert!(
-        outcome.is_err(),
-        "300 schedules with ssi-off were all serializable: the check cannot fail"
-    );
+    let outcome = runner.run(&schedule_strategy(), |schedule| check(&schedule, Some(Defect::SsiOff)));
+    assert!(outcome.is_err(), "300 schedules with ssi-off were all serializable: the check cannot fail");
 }

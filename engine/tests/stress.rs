@@ -33,10 +33,7 @@ fn overlap(engine: &Engine) -> Duration {
             })
         })
         .collect();
-    let ends: Vec<Instant> = clients
-        .into_iter()
-        .map(|c| c.join().unwrap().unwrap())
-        .collect();
+    let ends: Vec<Instant> = clients.into_iter().map(|c| c.join().unwrap().unwrap()).collect();
     ends.into_iter().max().unwrap() - start
 }
 
@@ -44,19 +41,13 @@ fn overlap(engine: &Engine) -> Duration {
 fn transactions_overlap_on_the_correct_engine() {
     let elapsed = overlap(&Engine::default());
     assert!(elapsed >= HOLD, "{elapsed:?}");
-    assert!(
-        elapsed < Duration::from_millis(250),
-        "4 x 100 ms transactions took {elapsed:?}: not concurrent"
-    );
+    assert!(elapsed < Duration::from_millis(250), "4 x 100 ms transactions took {elapsed:?}: not concurrent");
 }
 
 #[test]
 fn global_lock_defect_serializes_the_overlap_test() {
     let elapsed = overlap(&Engine::with_defect(Some(Defect::GlobalLock)));
-    assert!(
-        elapsed > Duration::from_millis(350),
-        "{elapsed:?}: global-lock should run them one after another"
-    );
+    assert!(elapsed > Duration::from_millis(350), "{elapsed:?}: global-lock should run them one after another");
 }
 
 const ACCOUNTS: i64 = 5;
@@ -123,19 +114,12 @@ fn bank_total_never_goes_negative_at_serializable() {
     let (total, withdrawals) = bank(&engine, Isolation::Serializable);
     assert!(total >= 0, "total {total}");
     assert_eq!(total, 1000 - 100 * withdrawals as i64);
-    assert!(
-        engine.stats().serialization_failures > 0,
-        "{:?}",
-        engine.stats()
-    );
+    assert!(engine.stats().serialization_failures > 0, "{:?}", engine.stats());
 }
 
 #[test]
 fn bank_total_goes_negative_under_snapshot_isolation_and_ssi_off() {
-    for (defect, level) in [
-        (None, Isolation::SnapshotIsolation),
-        (Some(Defect::SsiOff), Isolation::Serializable),
-    ] {
+    for (defect, level) in [(None, Isolation::SnapshotIsolation), (Some(Defect::SsiOff), Isolation::Serializable)] {
         let engine = Engine::with_defect(defect);
         let (total, withdrawals) = bank(&engine, level);
         assert!(total < 0, "{level} {defect:?}: total {total}");
@@ -149,10 +133,7 @@ fn bank_total_goes_negative_under_snapshot_isolation_and_ssi_off() {
 #[test]
 fn bank_total_never_goes_negative_free_running_at_serializable() {
     let engine = Engine::default();
-    support::load(
-        &engine,
-        &(0..ACCOUNTS).map(|a| (a, 200)).collect::<Vec<_>>(),
-    );
+    support::load(&engine, &(0..ACCOUNTS).map(|a| (a, 200)).collect::<Vec<_>>());
     let clients: Vec<_> = (0..4u64)
         .map(|client| {
             let engine = engine.clone();
@@ -169,9 +150,7 @@ fn bank_total_never_goes_negative_free_running_at_serializable() {
                         s.begin(Isolation::Serializable)?;
                         let mut balances = Vec::new();
                         for a in 0..ACCOUNTS {
-                            let Some(Value::Int(b)) = s.read(&k(a))? else {
-                                panic!("account {a}")
-                            };
+                            let Some(Value::Int(b)) = s.read(&k(a))? else { panic!("account {a}") };
                             balances.push(b);
                         }
                         let total: i64 = balances.iter().sum();
@@ -190,20 +169,10 @@ fn bank_total_never_goes_negative_free_running_at_serializable() {
             })
         })
         .collect();
-    let lowest = clients
-        .into_iter()
-        .map(|c| c.join().unwrap())
-        .min()
-        .unwrap();
+    let lowest = clients.into_iter().map(|c| c.join().unwrap()).min().unwrap();
     let total: i64 = support::committed(&engine, &(0..ACCOUNTS).collect::<Vec<_>>())
         .into_iter()
-        .map(|v| {
-            if let Some(Value::Int(b)) = v {
-                b
-            } else {
-                panic!("{v:?}")
-            }
-        })
+        .map(|v| if let Some(Value::Int(b)) = v { b } else { panic!("{v:?}") })
         .sum();
     assert!(lowest >= 0 && total >= 0, "lowest {lowest}, final {total}");
 }
@@ -221,10 +190,7 @@ fn memory_stays_flat_over_100k_updates() {
                 for i in 0..50_000i64 {
                     let key = (i + client) % 4;
                     s.begin(Isolation::Serializable).unwrap();
-                    let result = s
-                        .read(&k(key))
-                        .and_then(|_| s.write(key, i))
-                        .and_then(|()| s.commit());
+                    let result = s.read(&k(key)).and_then(|_| s.write(key, i)).and_then(|()| s.commit());
                     if result.is_err() {
                         s.rollback().unwrap();
                     }
@@ -239,10 +205,7 @@ fn memory_stays_flat_over_100k_updates() {
     assert_eq!(storage.keys, 4);
     assert!(storage.max_chain <= 3, "{storage:?}");
     assert!(storage.siread_locks <= 8, "{storage:?}");
-    assert!(
-        storage.tracked_transactions <= 2 && storage.predicate_locks == 0,
-        "{storage:?}"
-    );
+    assert!(storage.tracked_transactions <= 2 && storage.predicate_locks == 0, "{storage:?}");
     assert!(engine.stats().commits > 50_000, "{:?}", engine.stats());
 }
 
@@ -263,11 +226,7 @@ fn a_long_snapshot_keeps_its_versions_until_it_ends() {
     writer.begin(Isolation::SnapshotIsolation).unwrap();
     writer.write(1, 101).unwrap();
     writer.commit().unwrap();
-    assert!(
-        engine.storage_stats().max_chain <= 2,
-        "{:?}",
-        engine.storage_stats()
-    );
+    assert!(engine.storage_stats().max_chain <= 2, "{:?}", engine.storage_stats());
 }
 
 /// Four threads append unique elements to three lists. Every committed append must be in its list exactly once;
@@ -296,37 +255,19 @@ fn lost_appends(defect: Option<Defect>, level: Isolation) -> usize {
             })
         })
         .collect();
-    let committed: Vec<(i64, i64)> = clients
-        .into_iter()
-        .flat_map(|c| c.join().unwrap())
-        .collect();
+    let committed: Vec<(i64, i64)> = clients.into_iter().flat_map(|c| c.join().unwrap()).collect();
     let lists = support::committed(&engine, &[0, 1, 2]);
     let mut lost = 0;
     for (key, element) in &committed {
-        let Some(Value::List(list)) = &lists[*key as usize] else {
-            panic!("{lists:?}")
-        };
+        let Some(Value::List(list)) = &lists[*key as usize] else { panic!("{lists:?}") };
         match list.iter().filter(|e| *e == element).count() {
             0 => lost += 1,
             1 => {}
             n => panic!("{element} appears {n} times"),
         }
     }
-    let stored: usize = lists
-        .iter()
-        .map(|l| {
-            if let Some(Value::List(l)) = l {
-                l.len()
-            } else {
-                0
-            }
-        })
-        .sum();
-    assert_eq!(
-        stored,
-        committed.len() - lost,
-        "an uncommitted append became visible"
-    );
+    let stored: usize = lists.iter().map(|l| if let Some(Value::List(l)) = l { l.len() } else { 0 }).sum();
+    assert_eq!(stored, committed.len() - lost, "an uncommitted append became visible");
     lost
 }
 
@@ -339,12 +280,7 @@ fn concurrent_appends_are_never_lost() {
 
 #[test]
 fn no_first_committer_wins_defect_loses_concurrent_appends() {
-    assert!(
-        lost_appends(
-            Some(Defect::NoFirstCommitterWins),
-            Isolation::SnapshotIsolation
-        ) > 0
-    );
+    assert!(lost_appends(Some(Defect::NoFirstCommitterWins), Isolation::SnapshotIsolation) > 0);
 }
 
 /// A writer keeps setting x and y to the same new value; readers check x == y in every snapshot. With
@@ -428,14 +364,8 @@ fn killing_sessions_under_load_leaves_the_engine_consistent() {
         handle.kill();
         committed += worker.join().unwrap();
     }
-    let Some(Value::List(list)) = support::committed(&engine, &[1]).remove(0) else {
-        panic!()
-    };
-    assert_eq!(
-        list.len(),
-        committed,
-        "every committed append, and only those"
-    );
+    let Some(Value::List(list)) = support::committed(&engine, &[1]).remove(0) else { panic!() };
+    assert_eq!(list.len(), committed, "every committed append, and only those");
     assert_eq!(engine.storage_stats().tracked_transactions, 0);
 }
 

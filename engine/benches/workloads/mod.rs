@@ -51,13 +51,7 @@ impl Zipfian {
         let zeta2 = zeta(2);
         let alpha = 1.0 / (1.0 - theta);
         let eta = (1.0 - (2.0 / items as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
-        Zipfian {
-            items,
-            theta,
-            alpha,
-            zetan,
-            eta,
-        }
+        Zipfian { items, theta, alpha, zetan, eta }
     }
 
     pub fn next(&self, rng: &mut SplitMix64) -> u64 {
@@ -93,13 +87,8 @@ pub fn overlap(engine: &Engine, clients: usize, hold: Duration) -> Duration {
         .collect();
     barrier.wait();
     let start = Instant::now();
-    let ends: Vec<Instant> = workers
-        .into_iter()
-        .map(|w| w.join().expect("client").expect("overlap txn"))
-        .collect();
-    ends.into_iter()
-        .max()
-        .map_or(Duration::ZERO, |end| end - start)
+    let ends: Vec<Instant> = workers.into_iter().map(|w| w.join().expect("client").expect("overlap txn")).collect();
+    ends.into_iter().max().map_or(Duration::ZERO, |end| end - start)
 }
 
 /// What a bank run ended with.
@@ -115,13 +104,7 @@ pub struct BankOutcome {
 /// transactions that read every balance and, if the total is at least 100, withdraw 100 from a random account.
 /// Every fourth transaction sleeps 1 ms between its reads and its write, which is what lets snapshot isolation go
 /// negative reliably.
-pub fn bank(
-    engine: &Engine,
-    level: Isolation,
-    clients: usize,
-    txns: usize,
-    seed: u64,
-) -> BankOutcome {
+pub fn bank(engine: &Engine, level: Isolation, clients: usize, txns: usize, seed: u64) -> BankOutcome {
     let mut setup = engine.session();
     setup.begin(Isolation::Serializable).expect("begin");
     for a in 0..5 {
@@ -164,11 +147,7 @@ pub fn bank(
             })
         })
         .collect();
-    let lowest_seen = workers
-        .into_iter()
-        .map(|w| w.join().expect("client"))
-        .min()
-        .unwrap_or(0);
+    let lowest_seen = workers.into_iter().map(|w| w.join().expect("client")).min().unwrap_or(0);
     let mut check = engine.session();
     check.begin(Isolation::Serializable).expect("begin");
     let final_total = (0..5)
@@ -206,30 +185,21 @@ impl Ycsb {
         let mut s = engine.session();
         s.begin(Isolation::SnapshotIsolation).expect("begin");
         for n in 0..self.records {
-            s.write(Ycsb::key(n), Value::Bytes(vec![b'x'; 1000]))
-                .expect("load");
+            s.write(Ycsb::key(n), Value::Bytes(vec![b'x'; 1000])).expect("load");
         }
         s.commit().expect("commit");
     }
 
     /// Runs `txns` transactions per client on `clients` threads; returns the elapsed time and (commits, aborts).
-    pub fn run(
-        &self,
-        engine: &Engine,
-        clients: usize,
-        txns: usize,
-        seed: u64,
-    ) -> (Duration, u64, u64) {
+    pub fn run(&self, engine: &Engine, clients: usize, txns: usize, seed: u64) -> (Duration, u64, u64) {
         let before = engine.stats();
         let barrier = Arc::new(Barrier::new(clients + 1));
         let zipf = Zipfian::new(self.records);
         let workers: Vec<_> = (0..clients as u64)
             .map(|c| {
-                let (engine, barrier, zipf, cfg) =
-                    (engine.clone(), Arc::clone(&barrier), zipf.clone(), *self);
+                let (engine, barrier, zipf, cfg) = (engine.clone(), Arc::clone(&barrier), zipf.clone(), *self);
                 thread::spawn(move || {
-                    let mut rng =
-                        SplitMix64::new(seed.wrapping_add(c.wrapping_mul(0x2545_f491_4f6c_dd1d)));
+                    let mut rng = SplitMix64::new(seed.wrapping_add(c.wrapping_mul(0x2545_f491_4f6c_dd1d)));
                     let mut s = engine.session();
                     barrier.wait();
                     for _ in 0..txns {
@@ -260,10 +230,6 @@ impl Ycsb {
         }
         let elapsed = start.elapsed();
         let after = engine.stats();
-        (
-            elapsed,
-            after.commits - before.commits,
-            after.aborts() - before.aborts(),
-        )
+        (elapsed, after.commits - before.commits, after.aborts() - before.aborts())
     }
 }

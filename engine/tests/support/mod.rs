@@ -35,10 +35,7 @@ pub fn load(engine: &Engine, rows: &[(i64, i64)]) {
 pub fn committed(engine: &Engine, keys: &[i64]) -> Vec<Option<Value>> {
     let mut s = engine.session();
     s.begin(Isolation::SnapshotIsolation).expect("begin check");
-    let values = keys
-        .iter()
-        .map(|key| s.read(&k(*key)).expect("check read"))
-        .collect();
+    let values = keys.iter().map(|key| s.read(&k(*key)).expect("check read")).collect();
     s.commit().expect("check commit");
     values
 }
