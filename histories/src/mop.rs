@@ -49,7 +49,8 @@ impl Predicate {
         match *self {
             Predicate::True => true,
             Predicate::Eq(v) => value == v,
-            Predicate::Mod { m, r } => m != 0 && value.rem_euclid(m) == r.rem_euclid(m),
+            // SQL's `%` truncates toward zero, and so does this, so a history agrees with the database.
+            Predicate::Mod { m, r } => m != 0 && value % m == r,
         }
     }
 }
@@ -609,6 +610,7 @@ mod tests {
         assert!(Predicate::Eq(20).matches(20) && !Predicate::Eq(20).matches(21));
         let third = Predicate::Mod { m: 3, r: 0 };
         assert!(third.matches(30) && third.matches(-3) && !third.matches(31));
+        assert!(!Predicate::Mod { m: 3, r: 2 }.matches(-1), "-1 % 3 is -1 in SQL");
     }
 
     #[test]

@@ -1,0 +1,271 @@
+//! The embedded engine as a system under test: in process, no setup, with an optional planted defect. Its
+//! levels are read committed, snapshot isolation and serializable (SSI); repeatable read runs as snapshot
+//! isolation, which is what the engine (like PostgreSQL) offers under that name. Lists and registers live
+//! in one engine key space, lists under a `list:` prefix so the two tables never meet.
+
+use std::sync::Arc;
+
+use engine::{Defect, Engine, EngineConfig, Error as EngineError, Isolation, SessionHandle};
+use histories::{Key, Predicate, Rows};
+
+use crate::level::{Level, LevelSupport};
+use crate::session::{AdapterError, Failure, KillSwitch, Session, System, TxnError};
+
+/// The embedded engine.
+pub struct EngineSystem {
+    engine: std::sync::Mutex<Engine>,
+    defect: Option<Defect>,
+}
+
+impl EngineSystem {
+    /// A fresh engine, with this planted defect (or none).
+    pub fn new(defect: Option<Defect>) -> EngineSystem {
+        EngineSystem { engine: std::sync::Mutex::new(Self::fresh(defect)), defect }
+    }
+
+    fn fresh(defect: Option<Defect>) -> Engine {
+        Engine::new(EngineConfig::new().defect(defect))
+    }
+
+    fn engine(&self) -> Engine {
+        self.engine.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Commits and aborts by cause, as the engine counted them.
+    pub fn stats(&self) -> engine::Stats {
+        self.engine().stats()
+    }
+}
+
+impl System for EngineSystem {
+    fn name(&self) -> &'static str {
+        "engine"
+    }
+
+    fn version(&self) -> String {
+        let defect = self.defect.map_or("none".to_string(), |d| d.to_string());
+        format!("isocheck engine {} (planted defect: {defect})", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn level(&self, requested: Level) -> LevelSupport {
+        match requested {
+            Level::ReadCommitted => LevelSupport::Native { name: "read-committed".into() },
+            Level::SnapshotIsolation => LevelSupport::Native { name: "snapshot-isolation".into() },
+            Level::RepeatableRead => LevelSupport::Mapped {
+                to: "snapshot-isolation".into(),
+                why: "the engine's repeatable read is snapshot isolation, as PostgreSQL's is".into(),
+            },
+            Level::Serializable => LevelSupport::Native { name: "serializable (SSI)".into() },
+        }
+    }
+
+    fn prepare(&self, registers: &[(Key, i64)]) -> Result<(), AdapterError> {
+        let engine = Self::fresh(self.defect);
+        if !registers.is_empty() {
+            let mut session = engine.session();
+            let failed = |e: EngineError| AdapterError::Unavailable { system: "engine", message: e.to_string() };
+            session.begin(Isolation::Serializable).map_err(failed)?;
+            for (key, value) in registers {
+                session.write(register_key(key), *value).map_err(failed)?;
+            }
+            session.commit().map_err(failed)?;
+        }
+        *self.engine.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = engine;
+        Ok(())
+    }
+
+    fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
+        Ok(Box::new(EngineSession { session: self.engine().session(), committing: false }))
+    }
+}
+
+fn register_key(key: &Key) -> engine::Key {
+    match key {
+        Key::Int(i) => engine::Key::Int(*i),
+        Key::Str(s) => engine::Key::Str(s.to_string()),
+    }
+}
+
+fn list_key(key: &Key) -> engine::Key {
+    engine::Key::Str(format!("list:{key}"))
+}
+
+fn from_engine_key(key: &engine::Key) -> Key {
+    match key {
+        engine::Key::Int(i) => Key::Int(*i),
+        engine::Key::Str(s) => Key::Str(s.as_str().into()),
+    }
+}
+
+fn isolation(level: Level) -> Isolation {
+    match level {
+        Level::ReadCommitted => Isolation::ReadCommitted,
+        Level::SnapshotIsolation | Level::RepeatableRead => Isolation::SnapshotIsolation,
+        Level::Serializable => Isolation::Serializable,
+    }
+}
+
+struct EngineSession {
+    session: engine::Session,
+    committing: bool,
+}
+
+impl EngineSession {
+    fn error(&self, e: EngineError) -> TxnError {
+        let (failure, lost) = match &e {
+            // A kill during commit leaves the commit's fate unknown to the client.
+            EngineError::Killed if self.committing => (Failure::Indeterminate, true),
+            EngineError::Killed => (Failure::Aborted, true),
+            EngineError::TypeMismatch { .. } | EngineError::NoTransaction | EngineError::TransactionInProgress => {
+                (Failure::Fatal, false)
+            }
+            _ => (Failure::Aborted, false),
+        };
+        TxnError { failure, cause: e.cause().to_string(), message: e.to_string(), session_lost: lost }
+    }
+}
+
+fn int_of(value: Option<engine::Value>) -> Result<Option<i64>, TxnError> {
+    match value {
+        None => Ok(None),
+        Some(engine::Value::Int(i)) => Ok(Some(i)),
+        Some(other) => Err(TxnError::fatal(
+            "type-mismatch",
+            format!("expected an integer register, found a {}", other.type_name()),
+        )),
+    }
+}
+
+impl Session for EngineSession {
+    fn begin(&mut self, level: Level) -> Result<(), TxnError> {
+        self.session.begin(isolation(level)).map_err(|e| self.error(e))
+    }
+
+    fn read_list(&mut self, key: &Key) -> Result<Vec<i64>, TxnError> {
+        match self.session.read(&list_key(key)).map_err(|e| self.error(e))? {
+            None => Ok(Vec::new()),
+            Some(engine::Value::List(list)) => Ok(list),
+            Some(other) => {
+                Err(TxnError::fatal("type-mismatch", format!("expected a list, found a {}", other.type_name())))
+            }
+        }
+    }
+
+    fn append(&mut self, key: &Key, element: i64) -> Result<(), TxnError> {
+        self.session.append(list_key(key), element).map_err(|e| self.error(e))
+    }
+
+    fn read(&mut self, key: &Key) -> Result<Option<i64>, TxnError> {
+        let value = self.session.read(&register_key(key)).map_err(|e| self.error(e))?;
+        int_of(value)
+    }
+
+    fn write(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
+        self.session.write(register_key(key), value).map_err(|e| self.error(e))
+    }
+
+    fn insert(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
+        self.session.insert(register_key(key), value).map_err(|e| self.error(e))
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<bool, TxnError> {
+        self.session.delete(&register_key(key)).map_err(|e| self.error(e))
+    }
+
+    fn scan(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
+        let predicate = match *predicate {
+            Predicate::True => engine::Predicate::All,
+            Predicate::Eq(v) => engine::Predicate::Eq(v),
+            Predicate::Mod { m, r } => engine::Predicate::Mod { modulus: m, remainder: r },
+        };
+        let rows = self.session.scan(.., predicate).map_err(|e| self.error(e))?;
+        let mut out = Rows::new();
+        for (key, value) in rows {
+            // Lists share the key space; a predicate read is over the registers only.
+            if let engine::Value::Int(v) = value {
+                out.insert(from_engine_key(&key), v);
+            }
+        }
+        Ok(out)
+    }
+
+    fn commit(&mut self) -> Result<(), TxnError> {
+        self.committing = true;
+        let result = self.session.commit().map_err(|e| self.error(e));
+        self.committing = false;
+        result
+    }
+
+    fn rollback(&mut self) -> Result<(), TxnError> {
+        self.session.rollback().map_err(|e| self.error(e))
+    }
+
+    fn kill_switch(&self) -> Option<Arc<dyn KillSwitch>> {
+        Some(Arc::new(EngineKill(self.session.handle())))
+    }
+}
+
+struct EngineKill(SessionHandle);
+
+impl KillSwitch for EngineKill {
+    fn kill(&self) {
+        self.0.kill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_and_registers_do_not_meet() {
+        let system = EngineSystem::new(None);
+        system.prepare(&[(Key::Int(1), 10)]).unwrap();
+        let mut s = system.connect().unwrap();
+        s.begin(Level::Serializable).unwrap();
+        s.append(&Key::Int(1), 5).unwrap();
+        assert_eq!(s.read(&Key::Int(1)).unwrap(), Some(10));
+        assert_eq!(s.read_list(&Key::Int(1)).unwrap(), vec![5]);
+        assert_eq!(s.scan(&Predicate::True).unwrap(), Rows::from([(Key::Int(1), 10)]));
+        s.commit().unwrap();
+    }
+
+    #[test]
+    fn a_write_skew_aborts_at_serializable_as_a_failure_not_a_fault() {
+        let system = EngineSystem::new(None);
+        system.prepare(&[(Key::Int(1), 1), (Key::Int(2), 1)]).unwrap();
+        let (mut a, mut b) = (system.connect().unwrap(), system.connect().unwrap());
+        a.begin(Level::Serializable).unwrap();
+        b.begin(Level::Serializable).unwrap();
+        assert_eq!(a.read(&Key::Int(2)).unwrap(), Some(1));
+        assert_eq!(b.read(&Key::Int(1)).unwrap(), Some(1));
+        a.write(&Key::Int(1), 0).unwrap();
+        b.write(&Key::Int(2), 0).unwrap();
+        a.commit().unwrap();
+        let err = b.commit().unwrap_err();
+        assert_eq!(err.failure, Failure::Aborted);
+        assert_eq!(err.cause, "serialization-failure");
+    }
+
+    #[test]
+    fn a_killed_session_loses_its_transaction() {
+        let system = EngineSystem::new(None);
+        system.prepare(&[]).unwrap();
+        let mut s = system.connect().unwrap();
+        s.begin(Level::Serializable).unwrap();
+        s.append(&Key::Int(1), 1).unwrap();
+        s.kill_switch().unwrap().kill();
+        let err = s.commit().unwrap_err();
+        assert!(err.session_lost);
+        let mut fresh = system.connect().unwrap();
+        fresh.begin(Level::Serializable).unwrap();
+        assert!(fresh.read_list(&Key::Int(1)).unwrap().is_empty(), "the killed transaction had no effect");
+    }
+
+    #[test]
+    fn levels_say_how_they_map() {
+        let system = EngineSystem::new(None);
+        assert!(matches!(system.level(Level::RepeatableRead), LevelSupport::Mapped { .. }));
+        assert!(matches!(system.level(Level::Serializable), LevelSupport::Native { .. }));
+    }
+}

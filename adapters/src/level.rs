@@ -1,0 +1,103 @@
+//! Isolation levels as a run requests them (`--isolation`), and how a system runs a requested level: natively,
+//! mapped to a level it does have (with the reason), or not at all. A report shows the mapping; nothing is
+//! silently mapped.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A requested isolation level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// Read committed.
+    ReadCommitted,
+    /// Snapshot isolation.
+    SnapshotIsolation,
+    /// Repeatable read (as systems name it; often snapshot isolation).
+    RepeatableRead,
+    /// Serializable.
+    Serializable,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 4] =
+        [Level::ReadCommitted, Level::SnapshotIsolation, Level::RepeatableRead, Level::Serializable];
+
+    /// The level's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::ReadCommitted => "read-committed",
+            Level::SnapshotIsolation => "snapshot-isolation",
+            Level::RepeatableRead => "repeatable-read",
+            Level::Serializable => "serializable",
+        }
+    }
+
+    /// The consistency model (Elle's name) a system running this level promises, which a run checks by
+    /// default.
+    pub fn promised_model(self) -> &'static str {
+        self.name()
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown level name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown isolation level {name:?}: expected read-committed, snapshot-isolation, repeatable-read or serializable"
+)]
+pub struct ParseLevelError {
+    /// The name given.
+    pub name: String,
+}
+
+impl FromStr for Level {
+    type Err = ParseLevelError;
+
+    fn from_str(s: &str) -> Result<Level, ParseLevelError> {
+        Level::ALL.into_iter().find(|l| l.name() == s).ok_or_else(|| ParseLevelError { name: s.to_string() })
+    }
+}
+
+/// How a system runs a requested level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LevelSupport {
+    /// The system has this level; `name` is what it calls it (e.g. `REPEATABLE READ`).
+    Native {
+        /// The system's own name for the level.
+        name: String,
+    },
+    /// The system runs a different level in its place.
+    Mapped {
+        /// The system's level that runs instead.
+        to: String,
+        /// Why, in a sentence.
+        why: String,
+    },
+    /// The system cannot run this level at all.
+    Unsupported {
+        /// Why, in a sentence.
+        why: String,
+    },
+}
+
+impl LevelSupport {
+    /// Whether a run at this level can go ahead.
+    pub fn is_runnable(&self) -> bool {
+        !matches!(self, LevelSupport::Unsupported { .. })
+    }
+
+    /// A one-line description for reports and `run.json`.
+    pub fn describe(&self) -> String {
+        match self {
+            LevelSupport::Native { name } => format!("native: {name}"),
+            LevelSupport::Mapped { to, why } => format!("mapped to {to}: {why}"),
+            LevelSupport::Unsupported { why } => format!("unsupported: {why}"),
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! isocheck's adapters: one statement-level client-session interface ([`Session`]), and an implementation
+//! per system under test ([`System`]): the embedded engine, SQLite and PostgreSQL. Statement level, so both
+//! whole transactions (the runner) and scripted step-by-step interleavings (Hermitage scenarios) drive
+//! the same code. Each adapter maps the requested isolation level onto its system honestly and says how
+//! ([`LevelSupport`]); each classifies failures the way a history needs them: certainly without effect
+//! (`fail`) or indeterminate (`info`). This crate neither generates workloads nor records histories.
+//!
+//! ```
+//! use adapters::{EngineSystem, Level, System};
+//! use histories::Key;
+//!
+//! let system = EngineSystem::new(None);
+//! system.prepare(&[]).unwrap();
+//! let mut session = system.connect().unwrap();
+//! session.begin(Level::Serializable).unwrap();
+//! session.append(&Key::Int(1), 7).unwrap();
+//! assert_eq!(session.read_list(&Key::Int(1)).unwrap(), vec![7]);
+//! session.commit().unwrap();
+//! ```
+#![deny(missing_docs)]
+
+mod engine_system;
+mod level;
+mod session;
+
+pub use engine_system::EngineSystem;
+pub use level::{Level, LevelSupport, ParseLevelError};
+pub use session::{AdapterError, Failure, KillSwitch, Session, System, TxnError};

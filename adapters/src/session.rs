@@ -1,0 +1,128 @@
+//! The interface every system under test implements: a [`System`] prepares fresh tables and opens
+//! [`Session`]s; a session runs one transaction at a time, one statement at a time. Failures say whether
+//! the transaction certainly had no effect ([`Failure::Aborted`], recorded as `fail`) or may have
+//! ([`Failure::Indeterminate`], recorded as `info`), so a lost connection never becomes a false anomaly.
+//!
+//! Data model: two tables. *Lists* hold a list of integers per key (list-append: `append`, `read_list`).
+//! *Registers* hold one integer per key (rw-register, bank, write skew, predicate workloads: `read`,
+//! `write`, `insert`, `delete`, `scan`).
+
+use std::sync::Arc;
+
+use histories::{Key, Predicate, Rows};
+
+use crate::level::{Level, LevelSupport};
+
+/// A system under test.
+pub trait System: Send + Sync {
+    /// `engine`, `sqlite` or `postgres`.
+    fn name(&self) -> &'static str;
+
+    /// The system and its version, as precisely as it reports it.
+    fn version(&self) -> String;
+
+    /// How the system runs a requested level.
+    fn level(&self, requested: Level) -> LevelSupport;
+
+    /// Creates fresh, empty tables for a run, with these initial register rows.
+    fn prepare(&self, registers: &[(Key, i64)]) -> Result<(), AdapterError>;
+
+    /// Opens a client session.
+    fn connect(&self) -> Result<Box<dyn Session>, AdapterError>;
+}
+
+/// One client's connection: one transaction at a time.
+pub trait Session: Send {
+    /// Begins a transaction at a level (as [`System::level`] maps it).
+    fn begin(&mut self, level: Level) -> Result<(), TxnError>;
+
+    /// Reads a list (empty if the key has none).
+    fn read_list(&mut self, key: &Key) -> Result<Vec<i64>, TxnError>;
+
+    /// Appends an element to a list, in one statement (like SQL `v = v || x`).
+    fn append(&mut self, key: &Key, element: i64) -> Result<(), TxnError>;
+
+    /// Reads a register (`None` if it has no row).
+    fn read(&mut self, key: &Key) -> Result<Option<i64>, TxnError>;
+
+    /// Writes a register, creating its row if needed.
+    fn write(&mut self, key: &Key, value: i64) -> Result<(), TxnError>;
+
+    /// Inserts a register row; fails if it exists.
+    fn insert(&mut self, key: &Key, value: i64) -> Result<(), TxnError>;
+
+    /// Deletes a register row; whether it existed.
+    fn delete(&mut self, key: &Key) -> Result<bool, TxnError>;
+
+    /// Every register row whose value satisfies the predicate (a predicate read).
+    fn scan(&mut self, predicate: &Predicate) -> Result<Rows, TxnError>;
+
+    /// Commits.
+    fn commit(&mut self) -> Result<(), TxnError>;
+
+    /// Rolls back; does nothing if no transaction is open.
+    fn rollback(&mut self) -> Result<(), TxnError>;
+
+    /// A switch another thread can use to break this session's connection (the nemesis), if the system
+    /// has one.
+    fn kill_switch(&self) -> Option<Arc<dyn KillSwitch>>;
+}
+
+/// Breaks a session's connection from another thread.
+pub trait KillSwitch: Send + Sync {
+    /// Breaks it: the session's current transaction is rolled back (or its commit's fate is unknown), and
+    /// its next statement fails with `session_lost`.
+    fn kill(&self);
+}
+
+/// What a failure means for the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The transaction certainly had no effect: recorded as `fail`.
+    Aborted,
+    /// It may or may not have committed (the connection broke during commit): recorded as `info`.
+    Indeterminate,
+    /// Not a transaction outcome but a fault of the run (bad SQL, a missing table): the run stops.
+    Fatal,
+}
+
+/// A statement that failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{cause}: {message}")]
+pub struct TxnError {
+    /// What it means for the history.
+    pub failure: Failure,
+    /// A short, stable cause for counting aborts: `40001`, `40P01`, `SQLITE_BUSY`, `SQLITE_BUSY_SNAPSHOT`,
+    /// `serialization-failure`, `write-conflict`, `connection lost`, ...
+    pub cause: String,
+    /// The system's own message.
+    pub message: String,
+    /// Whether the session is unusable now and must be replaced.
+    pub session_lost: bool,
+}
+
+impl TxnError {
+    /// An abort with this cause.
+    pub fn aborted(cause: impl Into<String>, message: impl Into<String>) -> TxnError {
+        TxnError { failure: Failure::Aborted, cause: cause.into(), message: message.into(), session_lost: false }
+    }
+
+    /// A fatal fault of the run.
+    pub fn fatal(cause: impl Into<String>, message: impl Into<String>) -> TxnError {
+        TxnError { failure: Failure::Fatal, cause: cause.into(), message: message.into(), session_lost: false }
+    }
+}
+
+/// A system that could not be prepared or reached.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AdapterError {
+    /// The system could not be reached or set up.
+    #[error("{system}: {message}")]
+    Unavailable {
+        /// Which system.
+        system: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+}
