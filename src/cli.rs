@@ -3,7 +3,9 @@
 //! prints.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
+use adapters::Level;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// isocheck tells database developers, with evidence, whether their transactions are as isolated as they
@@ -23,6 +25,13 @@ pub enum Command {
     ///
     /// Exit code: 0 valid, 1 an anomaly, 2 bad input or usage, 3 unknown.
     Check(CheckArgs),
+    /// Run a workload against a system, record the history, and check it against the model the
+    /// requested isolation level promises.
+    ///
+    /// With no flags: the embedded engine, list-append, serializable, 4 clients, 10,000 transactions.
+    /// Writes history.jsonl and run.json to --out (default: a fresh directory under runs/).
+    /// Exit code: 0 valid, 1 an anomaly, 2 bad input, usage or an unreachable system, 3 unknown.
+    Run(RunArgs),
 }
 
 /// Flags of `isocheck check`.
@@ -34,6 +43,10 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub check: CheckFlags,
+
+    /// The workload the history's micro-ops belong to; detected from the micro-ops when absent.
+    #[arg(long, value_enum)]
+    pub workload: Option<WorkloadName>,
 
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -58,10 +71,6 @@ pub struct CheckFlags {
     /// only these anomalies (and those that imply them) are checked.
     #[arg(long = "anomaly", value_name = "ANOMALY")]
     pub anomalies: Vec<String>,
-
-    /// The workload the history's micro-ops belong to; detected from the micro-ops when absent.
-    #[arg(long, value_enum)]
-    pub workload: Option<WorkloadName>,
 }
 
 /// `--format`.
@@ -78,4 +87,119 @@ pub enum OutputFormat {
 pub enum WorkloadName {
     /// Appends to and reads of lists: [append k v], [r k list].
     ListAppend,
+}
+
+/// Flags of `isocheck run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The system under test.
+    #[arg(long, value_enum, default_value_t = DbName::Engine)]
+    pub db: DbName,
+
+    /// PostgreSQL's connection URL (postgres://user@host:port/db).
+    #[arg(long, env = "ISOCHECK_PG_URL", hide_env_values = true)]
+    pub url: Option<String>,
+
+    /// The isolation level every transaction begins at: read-committed, snapshot-isolation,
+    /// repeatable-read or serializable. The history is checked against the model of that name unless
+    /// --model says otherwise.
+    #[arg(long, default_value = "serializable")]
+    pub isolation: Level,
+
+    /// What the clients run.
+    #[arg(long, value_enum, default_value_t = RunWorkloadName::ListAppend)]
+    pub workload: RunWorkloadName,
+
+    /// How many concurrent clients.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub clients: u16,
+
+    /// Stop after this many transactions (default 10000 unless --duration is given).
+    #[arg(long, conflicts_with = "duration")]
+    pub txns: Option<u64>,
+
+    /// Stop after this long (e.g. 10s, 2m).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub duration: Option<Duration>,
+
+    /// The seed of the transaction stream: the same seed draws the same transactions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// A planted engine defect: global-lock, ssi-off, no-first-committer-wins, dirty-read,
+    /// non-atomic-commit (engine only).
+    #[arg(long, value_name = "NAME")]
+    pub defect: Option<String>,
+
+    #[command(flatten)]
+    pub shape: ShapeFlags,
+
+    /// SQLite only: how transactions begin (deferred takes the write lock at the first write, immediate
+    /// at BEGIN).
+    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
+    pub sqlite_begin: SqliteBegin,
+
+    #[command(flatten)]
+    pub check: CheckFlags,
+
+    /// Where to write history.jsonl, run.json and the findings (default: a fresh directory under runs/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// The shape of generated transactions (Elle's generator options).
+#[derive(Debug, Args)]
+pub struct ShapeFlags {
+    /// Keys active at once.
+    #[arg(long, default_value_t = 8)]
+    pub key_count: usize,
+
+    /// The fewest micro-ops in a transaction.
+    #[arg(long, default_value_t = 1)]
+    pub min_txn_len: usize,
+
+    /// The most micro-ops in a transaction.
+    #[arg(long, default_value_t = 4)]
+    pub max_txn_len: usize,
+
+    /// Writes a key takes before a fresh key replaces it.
+    #[arg(long, default_value_t = 32)]
+    pub max_writes_per_key: u64,
+
+    /// How keys are chosen: uniform, exponential or zipfian.
+    #[arg(long, default_value = "exponential")]
+    pub key_dist: String,
+}
+
+/// `--db`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DbName {
+    /// The embedded MVCC engine (no setup).
+    Engine,
+    /// SQLite (bundled), a database file in a temporary directory.
+    Sqlite,
+    /// PostgreSQL at --url.
+    Postgres,
+}
+
+/// `--workload` for runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunWorkloadName {
+    /// Appends of unique values to lists, and whole-list reads (Elle's list-append).
+    ListAppend,
+    /// Writes of unique values to registers, and reads (Elle's rw-register).
+    RwRegister,
+}
+
+/// `--sqlite-begin`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SqliteBegin {
+    /// BEGIN DEFERRED.
+    Deferred,
+    /// BEGIN IMMEDIATE.
+    Immediate,
 }

@@ -5,6 +5,7 @@
 mod cli;
 mod commands;
 mod exit;
+mod runner;
 
 use std::process::ExitCode;
 

@@ -2,6 +2,7 @@
 //! means bad input or usage (exit 2).
 
 mod check;
+mod run;
 
 use crate::cli::{Cli, Command};
 
@@ -9,5 +10,6 @@ use crate::cli::{Cli, Command};
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Run(args) => run::run(&args),
     }
 }

@@ -1,0 +1,184 @@
+//! `isocheck run`: open the system, run the workload, write the history and `run.json`, check the history
+//! against the model the requested level promises, print the verdict with the run's counts and throughput.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use adapters::{EngineSystem, System};
+use anyhow::{Context, bail};
+use checker::{CheckResult, Options};
+use generators::{KeyDist, Params};
+use serde_json::json;
+
+use crate::cli::{DbName, OutputFormat, RunArgs, RunWorkloadName};
+use crate::exit;
+use crate::runner::workload::{ListAppendWorkload, RwRegisterWorkload, Workload};
+use crate::runner::{self, Limit, RunConfig, RunOutcome};
+
+/// Transactions in a run when neither --txns nor --duration is given.
+const DEFAULT_TXNS: u64 = 10_000;
+
+pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
+    let system = open_system(args)?;
+    let support = system.level(args.isolation);
+    if !support.is_runnable() {
+        bail!("{} cannot run {}: {}", system.name(), args.isolation, support.describe());
+    }
+    let workload = workload(args)?;
+    let limit = match (args.txns, args.duration) {
+        (Some(n), _) => Limit::Txns(n),
+        (None, Some(d)) => Limit::Duration(d),
+        (None, None) => Limit::Txns(DEFAULT_TXNS),
+    };
+    let out_dir = out_dir(args)?;
+    let started_at = SystemTime::now();
+    let config = RunConfig {
+        system: Arc::clone(&system),
+        level: args.isolation,
+        workload: Arc::clone(&workload),
+        clients: usize::from(args.clients),
+        limit,
+        progress: true,
+    };
+    let outcome = runner::run(&config)?;
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let history_path = out_dir.join("history.jsonl");
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(&history_path).with_context(|| format!("creating {}", history_path.display()))?,
+    );
+    histories::write_jsonl(outcome.history.ops(), &mut file)?;
+    file.flush()?;
+    let models = if args.check.models.is_empty() && args.check.anomalies.is_empty() {
+        vec![args.isolation.promised_model().to_string()]
+    } else {
+        args.check.models.clone()
+    };
+    let options = Options::new(&models, &args.check.anomalies)?;
+    let result = checker::check(&outcome.history, &options)?;
+    let summary = summary(args, system.as_ref(), workload.as_ref(), &outcome, &out_dir, started_at);
+    std::fs::write(out_dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
+    findings::write_out_dir(&out_dir, &result)?;
+    let report = match args.format {
+        OutputFormat::Text => text(&summary, &result, &history_path),
+        OutputFormat::Json => json(&summary, &result)? + "\n",
+    };
+    std::io::stdout().lock().write_all(report.as_bytes())?;
+    Ok(exit::for_validity(result.valid))
+}
+
+fn open_system(args: &RunArgs) -> anyhow::Result<Arc<dyn System>> {
+    let defect = args.defect.as_deref().map(str::parse::<engine::Defect>).transpose()?;
+    if defect.is_some() && args.db != DbName::Engine {
+        bail!("--defect plants a defect in the embedded engine; it cannot be used with --db {:?}", args.db);
+    }
+    match args.db {
+        DbName::Engine => Ok(Arc::new(EngineSystem::new(defect))),
+        DbName::Sqlite | DbName::Postgres => bail!("--db {:?} is not available in this build yet", args.db),
+    }
+}
+
+fn workload(args: &RunArgs) -> anyhow::Result<Arc<dyn Workload>> {
+    let shape = &args.shape;
+    let key_dist = KeyDist::parse(&shape.key_dist).with_context(|| {
+        format!("unknown --key-dist {:?}: expected uniform, exponential or zipfian", shape.key_dist)
+    })?;
+    let params = Params {
+        key_count: shape.key_count,
+        min_txn_len: shape.min_txn_len,
+        max_txn_len: shape.max_txn_len,
+        max_writes_per_key: shape.max_writes_per_key,
+        key_dist,
+        ..Params::default()
+    };
+    Ok(match args.workload {
+        RunWorkloadName::ListAppend => Arc::new(ListAppendWorkload::new(params, args.seed)?),
+        RunWorkloadName::RwRegister => Arc::new(RwRegisterWorkload::new(params, args.seed)?),
+    })
+}
+
+fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = &args.out {
+        return Ok(dir.clone());
+    }
+    let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace(':', "");
+    let base = Path::new("runs").join(format!("{stamp}-{:?}-{}", args.db, args.isolation).to_lowercase());
+    let mut dir = base.clone();
+    let mut n = 1;
+    while dir.exists() {
+        n += 1;
+        dir = PathBuf::from(format!("{}-{n}", base.display()));
+    }
+    Ok(dir)
+}
+
+/// `run.json`, also the `run` object of the JSON output.
+fn summary(
+    args: &RunArgs,
+    system: &dyn System,
+    workload: &dyn Workload,
+    outcome: &RunOutcome,
+    out_dir: &Path,
+    started_at: SystemTime,
+) -> serde_json::Value {
+    let elapsed = outcome.elapsed.as_secs_f64();
+    let txns = outcome.ok + outcome.fail + outcome.info;
+    json!({
+        "tool": format!("isocheck {}", env!("CARGO_PKG_VERSION")),
+        "db": system.name(),
+        "system_version": system.version(),
+        "isolation": args.isolation.name(),
+        "level_mapping": system.level(args.isolation).describe(),
+        "workload": workload.name(),
+        "parameters": workload.parameters(),
+        "seed": args.seed,
+        "clients": args.clients,
+        "defect": args.defect,
+        "started_at": humantime::format_rfc3339_seconds(started_at).to_string(),
+        "ok": outcome.ok,
+        "fail": outcome.fail,
+        "info": outcome.info,
+        "aborts_by_cause": outcome.causes,
+        "elapsed_s": round3(elapsed),
+        "throughput_tps": if elapsed > 0.0 { (txns as f64 / elapsed).round() as u64 } else { 0 },
+        "out_dir": out_dir.display().to_string(),
+    })
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn json(summary: &serde_json::Value, result: &CheckResult) -> anyhow::Result<String> {
+    let mut value = serde_json::to_value(result)?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("run".into(), summary.clone());
+    }
+    Ok(serde_json::to_string_pretty(&value)?)
+}
+
+fn text(summary: &serde_json::Value, result: &CheckResult, history: &Path) -> String {
+    let causes = summary["aborts_by_cause"]
+        .as_object()
+        .map(|m| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))
+        .unwrap_or_default();
+    let mut out = format!(
+        "Ran {} on {} ({}; {}) with {} clients{}: {} ok, {} fail{}, {} info in {:.2} s ({} txn/s)\nHistory: {}\n\n",
+        summary["workload"].as_str().unwrap_or("?"),
+        summary["system_version"].as_str().unwrap_or("?"),
+        summary["isolation"].as_str().unwrap_or("?"),
+        summary["level_mapping"].as_str().unwrap_or("?"),
+        summary["clients"],
+        summary["defect"].as_str().map_or(String::new(), |d| format!(", planted defect {d}")),
+        summary["ok"],
+        summary["fail"],
+        if causes.is_empty() { String::new() } else { format!(" ({causes})") },
+        summary["info"],
+        summary["elapsed_s"].as_f64().unwrap_or(0.0),
+        summary["throughput_tps"],
+        history.display(),
+    );
+    out.push_str(&findings::text(result, &history.display().to_string()));
+    out
+}

@@ -1,0 +1,124 @@
+//! One client: its session, its process id, its record. It takes transactions from the workload until the
+//! run stops, and records each as an invocation and a completion: `ok` if the commit succeeded, `fail` if
+//! the system certainly rolled it back, `info` if its fate is unknown (after which the client takes a
+//! fresh process id). A lost session is replaced by a new connection.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use adapters::{Failure, Level, Session, System, TxnError};
+use anyhow::anyhow;
+use histories::{Mop, Observed, Op, OpType, OpValue, Position, Process};
+
+use super::Shared;
+use super::recorder::Record;
+use super::workload::{TxnPlan, Workload};
+
+pub(crate) struct Client {
+    id: usize,
+    process: u64,
+    session: Box<dyn Session>,
+    system: Arc<dyn System>,
+    level: Level,
+    workload: Arc<dyn Workload>,
+    shared: Arc<Shared>,
+    record: Record,
+}
+
+impl Client {
+    pub(crate) fn new(
+        id: usize,
+        session: Box<dyn Session>,
+        system: Arc<dyn System>,
+        level: Level,
+        workload: Arc<dyn Workload>,
+        shared: Arc<Shared>,
+    ) -> Client {
+        Client { id, process: id as u64, session, system, level, workload, shared, record: Record::default() }
+    }
+
+    pub(crate) fn run(mut self) -> anyhow::Result<Record> {
+        while self.shared.claim().is_some() {
+            let Some(plan) = self.workload.next(self.id) else { break };
+            self.transaction(plan)?;
+            self.shared.completed.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(self.record)
+    }
+
+    fn op(&self, kind: OpType, plan_f: &histories::Function, value: Vec<Mop>, error: Option<String>) -> Op {
+        Op {
+            index: 0,
+            kind,
+            process: Process::Client(self.process),
+            f: plan_f.clone(),
+            time: Some(self.shared.clock.now()),
+            value: OpValue::Txn(value),
+            error: error.map(Into::into),
+            extra: Vec::new(),
+            at: Position::default(),
+        }
+    }
+
+    fn transaction(&mut self, plan: TxnPlan) -> anyhow::Result<()> {
+        let TxnPlan { f, invoke, body } = plan;
+        let invocation = self.op(OpType::Invoke, &f, invoke.clone(), None);
+        self.record.ops.push(invocation);
+        let outcome = self.attempt(body);
+        match outcome {
+            Ok(executed) => {
+                let done = self.op(OpType::Ok, &f, executed, None);
+                self.record.ops.push(done);
+                self.record.ok += 1;
+            }
+            Err(e) => {
+                if e.failure == Failure::Fatal {
+                    self.shared.stop.store(true, Ordering::Relaxed);
+                    return Err(anyhow!("client {}: {e}", self.id));
+                }
+                let kind = if e.failure == Failure::Indeterminate { OpType::Info } else { OpType::Fail };
+                let done = self.op(kind, &f, unknown_reads(&invoke), Some(e.cause.clone()));
+                self.record.ops.push(done);
+                *self.record.causes.entry(e.cause.clone()).or_default() += 1;
+                if kind == OpType::Info {
+                    self.record.info += 1;
+                    // Jepsen's rule: a process whose operation's fate is unknown is never reused.
+                    self.process += self.shared.clients as u64;
+                } else {
+                    self.record.fail += 1;
+                }
+                if e.session_lost {
+                    self.session =
+                        self.system.connect().map_err(|e| anyhow!("client {} could not reconnect: {e}", self.id))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Begins, runs the body, commits; on any failure rolls back and returns it.
+    fn attempt(&mut self, body: super::workload::Body) -> Result<Vec<Mop>, TxnError> {
+        let result = self.session.begin(self.level).and_then(|()| body(self.session.as_mut())).and_then(|executed| {
+            self.session.commit()?;
+            Ok(executed)
+        });
+        if let Err(e) = &result
+            && !e.session_lost
+        {
+            // The transaction is over either way; a failing rollback only means it already was.
+            let _ = self.session.rollback();
+        }
+        result
+    }
+}
+
+/// The invocation's micro-ops with every read unknown: what a `fail` or `info` completion records.
+fn unknown_reads(invoke: &[Mop]) -> Vec<Mop> {
+    invoke
+        .iter()
+        .map(|mop| match mop {
+            Mop::Read { key, .. } => Mop::Read { key: key.clone(), value: Observed::Nil },
+            other => other.clone(),
+        })
+        .collect()
+}

@@ -1,0 +1,163 @@
+//! The runner: N client threads, each with its own session and process id, take transactions from a
+//! workload, run them statement by statement against the system under test, and record every
+//! invocation and completion with monotonic nanosecond times. Recording is per client (no shared lock on
+//! the hot path); the clients' records are merged by time when the run ends. After an indeterminate
+//! (`info`) outcome a client continues under a fresh process id, as Jepsen's clients do, and after a lost
+//! connection it reconnects. This module owns the run loop; what to run is the workload's, how to talk to
+//! the system the adapter's, and the verdict the checker's.
+
+mod client;
+mod recorder;
+pub mod workload;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use adapters::{Level, System};
+use anyhow::Context;
+use histories::History;
+
+use self::client::Client;
+use self::recorder::Clock;
+use self::workload::Workload;
+
+/// When a run stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// After this many transactions have been invoked.
+    Txns(u64),
+    /// After this long.
+    Duration(Duration),
+}
+
+/// What to run.
+pub struct RunConfig {
+    /// The system under test.
+    pub system: Arc<dyn System>,
+    /// The level each transaction begins at.
+    pub level: Level,
+    /// What the clients run.
+    pub workload: Arc<dyn Workload>,
+    /// How many clients.
+    pub clients: usize,
+    /// When to stop.
+    pub limit: Limit,
+    /// Whether to draw a progress bar on stderr (only drawn on a terminal).
+    pub progress: bool,
+}
+
+/// What a run did.
+pub struct RunOutcome {
+    /// The recorded history.
+    pub history: History,
+    /// Wall time from the first invocation to the last completion.
+    pub elapsed: Duration,
+    /// Committed transactions.
+    pub ok: u64,
+    /// Aborted transactions.
+    pub fail: u64,
+    /// Indeterminate transactions.
+    pub info: u64,
+    /// Aborts (and indeterminate outcomes) by cause.
+    pub causes: BTreeMap<String, u64>,
+}
+
+/// Shared counters and the stop signal.
+pub(crate) struct Shared {
+    pub(crate) invoked: AtomicU64,
+    pub(crate) completed: AtomicU64,
+    pub(crate) stop: AtomicBool,
+    pub(crate) limit: Limit,
+    pub(crate) clock: Clock,
+    pub(crate) clients: usize,
+}
+
+impl Shared {
+    /// Claims the next transaction slot, or `None` when the run is over.
+    pub(crate) fn claim(&self) -> Option<u64> {
+        if self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        match self.limit {
+            Limit::Txns(n) => {
+                let slot = self.invoked.fetch_add(1, Ordering::Relaxed);
+                (slot < n).then_some(slot)
+            }
+            Limit::Duration(d) => (self.clock.elapsed() < d).then(|| self.invoked.fetch_add(1, Ordering::Relaxed)),
+        }
+    }
+}
+
+/// Runs the workload and returns the history.
+pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
+    config.system.prepare(&config.workload.initial_registers()).context("preparing the system for the run")?;
+    let shared = Arc::new(Shared {
+        invoked: AtomicU64::new(0),
+        completed: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        limit: config.limit,
+        clock: Clock::start(),
+        clients: config.clients,
+    });
+    let mut clients = Vec::with_capacity(config.clients);
+    for c in 0..config.clients {
+        let session = config.system.connect().with_context(|| format!("connecting client {c}"))?;
+        clients.push(Client::new(
+            c,
+            session,
+            Arc::clone(&config.system),
+            config.level,
+            Arc::clone(&config.workload),
+            Arc::clone(&shared),
+        ));
+    }
+    let progress = progress_bar(config);
+    let started = Instant::now();
+    let records = std::thread::scope(|scope| -> anyhow::Result<Vec<recorder::Record>> {
+        let handles: Vec<_> = clients.into_iter().map(|client| scope.spawn(move || client.run())).collect();
+        while handles.iter().any(|h| !h.is_finished()) {
+            progress.set_position(shared.completed.load(Ordering::Relaxed));
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut records = Vec::new();
+        for handle in handles {
+            let record = handle.join().map_err(|_| anyhow::anyhow!("a client thread panicked"))??;
+            records.push(record);
+        }
+        Ok(records)
+    });
+    progress.finish_and_clear();
+    let records = records?;
+    let elapsed = started.elapsed();
+    let mut causes: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut ok, mut fail, mut info) = (0, 0, 0);
+    for r in &records {
+        ok += r.ok;
+        fail += r.fail;
+        info += r.info;
+        for (cause, n) in &r.causes {
+            *causes.entry(cause.clone()).or_default() += n;
+        }
+    }
+    let history = recorder::merge(records).context("the recorded history is not well formed (a runner bug)")?;
+    Ok(RunOutcome { history, elapsed, ok, fail, info, causes })
+}
+
+fn progress_bar(config: &RunConfig) -> indicatif::ProgressBar {
+    if !config.progress {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = match config.limit {
+        Limit::Txns(n) => indicatif::ProgressBar::new(n),
+        Limit::Duration(_) => indicatif::ProgressBar::new_spinner(),
+    };
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} {elapsed_precise} [{bar:40}] {pos}/{len} transactions {per_sec}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}

@@ -1,0 +1,115 @@
+//! `isocheck run` end to end against the embedded engine: a correct engine at serializable checks valid,
+//! and every planted defect is caught by a default-sized run with the anomaly class it implies.
+
+mod util;
+
+use util::isocheck;
+
+/// Runs `isocheck run` with these extra flags into a temporary directory; returns the exit code and the
+/// JSON result.
+fn run(extra: &[&str]) -> (i32, serde_json::Value, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut args = vec!["run", "--format", "json", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let output = isocheck(&args, None);
+    assert!(!output.stderr.contains("panicked"), "{}", output.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", output.stdout));
+    (output.code, json, dir)
+}
+
+fn types(json: &serde_json::Value) -> Vec<String> {
+    json["anomaly_types"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn the_correct_engine_at_serializable_checks_valid_over_10000_transactions() {
+    let (code, json, dir) = run(&["--clients", "4", "--txns", "10000"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["valid"], serde_json::json!(true));
+    let run = &json["run"];
+    assert_eq!(run["db"], "engine");
+    assert_eq!(run["isolation"], "serializable");
+    assert_eq!(run["ok"].as_u64().unwrap() + run["fail"].as_u64().unwrap() + run["info"].as_u64().unwrap(), 10_000);
+    assert!(run["ok"].as_u64().unwrap() > 5_000);
+    let history = std::fs::read_to_string(dir.path().join("run/history.jsonl")).unwrap();
+    assert_eq!(history.lines().count(), 20_000);
+    let run_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run/run.json")).unwrap()).unwrap();
+    for field in [
+        "tool",
+        "system_version",
+        "isolation",
+        "level_mapping",
+        "workload",
+        "parameters",
+        "seed",
+        "clients",
+        "started_at",
+    ] {
+        assert!(!run_json[field].is_null(), "run.json has {field}");
+    }
+}
+
+#[test]
+fn the_recorded_history_checks_the_same_with_isocheck_check() {
+    let (code, _, dir) = run(&["--txns", "2000"]);
+    assert_eq!(code, 0);
+    let path = dir.path().join("run/history.jsonl");
+    let again = isocheck(&["check", path.to_str().unwrap(), "--model", "serializable"], None);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+}
+
+#[test]
+fn ssi_off_is_caught_as_g2_item() {
+    let (code, json, _dir) = run(&["--defect", "ssi-off"]);
+    assert_eq!(code, 1);
+    assert!(types(&json).contains(&"G2-item".to_string()), "{:?}", types(&json));
+    assert_eq!(json["not"], serde_json::json!(["repeatable-read"]), "SSI off is still snapshot isolation");
+}
+
+#[test]
+fn dirty_read_is_caught_as_g1a_or_g1b() {
+    let (code, json, _dir) = run(&["--defect", "dirty-read"]);
+    assert_eq!(code, 1);
+    let t = types(&json);
+    assert!(t.contains(&"G1a".to_string()) || t.contains(&"G1b".to_string()), "{t:?}");
+    assert!(json["not"].as_array().unwrap().contains(&serde_json::json!("read-committed")));
+}
+
+#[test]
+fn no_first_committer_wins_is_caught_as_a_lost_update_or_a_write_cycle() {
+    let (code, json, _dir) = run(&["--defect", "no-first-committer-wins"]);
+    assert_eq!(code, 1);
+    let t = types(&json);
+    assert!(
+        ["lost-update", "G0", "G-single-item", "incompatible-order"].iter().any(|c| t.contains(&c.to_string())),
+        "{t:?}"
+    );
+}
+
+#[test]
+fn non_atomic_commit_is_caught_as_a_fractured_read() {
+    let (code, json, _dir) = run(&["--defect", "non-atomic-commit"]);
+    assert_eq!(code, 1);
+    assert!(types(&json).contains(&"G-single-item".to_string()), "{:?}", types(&json));
+}
+
+#[test]
+fn global_lock_is_correct_so_it_checks_valid() {
+    let (code, json, _dir) = run(&["--defect", "global-lock", "--txns", "3000"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["run"]["fail"], 0, "one transaction at a time never conflicts");
+}
+
+#[test]
+fn a_defect_needs_the_engine_and_a_bad_level_is_refused() {
+    let out = isocheck(&["run", "--db", "sqlite", "--defect", "ssi-off"], None);
+    assert_eq!(out.code, 2);
+    let out = isocheck(&["run", "--isolation", "snapshot"], None);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("unknown isolation level"), "{}", out.stderr);
+    let out = isocheck(&["run", "--defect", "ssi-of"], None);
+    assert_eq!(out.code, 2);
+}
