@@ -1,4 +1,5 @@
 //! Helpers for end-to-end tests: run the `isocheck` binary and capture what it said.
+#![allow(dead_code)] // Each test binary uses only some of these helpers.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
