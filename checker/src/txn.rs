@@ -18,6 +18,8 @@ struct Record {
 pub struct Txns<'h> {
     history: &'h History,
     records: Vec<Record>,
+    /// Each transaction's micro-ops, looked up once: every analysis walks them several times.
+    mops: Vec<&'h [Mop]>,
 }
 
 impl<'h> Txns<'h> {
@@ -31,8 +33,19 @@ impl<'h> Txns<'h> {
                 completion_at: t.completion_at.map_or(u32::MAX, |c| c as u32),
                 outcome: t.outcome(),
             })
+            .collect::<Vec<Record>>();
+        let ops = history.ops();
+        let mops = records
+            .iter()
+            .map(|r| {
+                let completion = (r.completion_at != u32::MAX).then(|| &ops[r.completion_at as usize]);
+                match completion {
+                    Some(c) if !c.mops().is_empty() => c.mops(),
+                    _ => ops[r.invoke_at as usize].mops(),
+                }
+            })
             .collect();
-        Txns { history, records }
+        Txns { history, records, mops }
     }
 
     /// How many transactions there are.
@@ -86,10 +99,7 @@ impl<'h> Txns<'h> {
     /// The micro-ops that describe what the transaction did: the completion's, unless it has none (a
     /// `fail` or `info` completion may omit its value), then the invocation's.
     pub fn mops(&self, id: TxnId) -> &'h [Mop] {
-        match self.completion(id) {
-            Some(c) if !c.mops().is_empty() => c.mops(),
-            _ => self.invoke(id).mops(),
-        }
+        self.mops[id as usize]
     }
 
     /// The index that names the transaction: its completion's (its invocation's if it never completed).

@@ -23,15 +23,43 @@ pub(crate) type Located = (Position, Problem);
 pub(crate) fn read_lines(text: &str) -> Result<Vec<ParsedOp>, Located> {
     let mut ops = Vec::with_capacity(text.len() / 96);
     for (i, line) in text.split('\n').enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let start = line.len() - line.trim_start().len();
-        if line[start..].trim_end().is_empty() {
-            continue;
+        if let Some(op) = parse_line(line, i as u32 + 1)? {
+            ops.push(op);
         }
-        let origin = Position::new(i as u32 + 1, start as u32 + 1);
-        ops.push(parse_object(&line[start..], origin)?);
     }
     Ok(ops)
+}
+
+/// Reads JSON Lines from a stream, a line at a time, so a large file is never held whole in memory.
+pub(crate) fn read_lines_from(mut input: impl std::io::BufRead) -> Result<Vec<ParsedOp>, StreamError> {
+    let mut ops = Vec::new();
+    let mut line = String::new();
+    let mut number = 0u32;
+    loop {
+        line.clear();
+        if input.read_line(&mut line).map_err(StreamError::Io)? == 0 {
+            return Ok(ops);
+        }
+        number += 1;
+        if let Some(op) = parse_line(line.trim_end_matches('\n'), number).map_err(StreamError::Malformed)? {
+            ops.push(op);
+        }
+    }
+}
+
+/// Why a streamed read stopped.
+pub(crate) enum StreamError {
+    Io(std::io::Error),
+    Malformed(Located),
+}
+
+fn parse_line(line: &str, number: u32) -> Result<Option<ParsedOp>, Located> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let start = line.len() - line.trim_start().len();
+    if line[start..].trim_end().is_empty() {
+        return Ok(None);
+    }
+    parse_object(&line[start..], Position::new(number, start as u32 + 1)).map(Some)
 }
 
 /// Reads one JSON array of operation objects.

@@ -72,10 +72,23 @@ impl Format {
     }
 }
 
-/// Reads a history file, choosing the format by extension or, failing that, by its contents.
+/// Reads a history file, choosing the format by extension or, failing that, by its contents. JSON Lines
+/// are read a line at a time, so a large history is never held in memory as text.
 pub fn read_file(path: &Path) -> Result<History, HistoryError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| HistoryError::Io { file: file.clone(), source })?;
+    let io = |source| HistoryError::Io { file: file.clone(), source };
+    if Format::from_extension(path) == Some(Format::JsonLines) {
+        let input = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
+        let parsed = match json::read_lines_from(input) {
+            Ok(parsed) => parsed,
+            Err(json::StreamError::Io(source)) => return Err(io(source)),
+            Err(json::StreamError::Malformed((at, problem))) => {
+                return Err(HistoryError::Malformed { file, at, problem });
+            }
+        };
+        return well_formed::settle(parsed).map_err(|(at, problem)| HistoryError::Malformed { file, at, problem });
+    }
+    let text = std::fs::read_to_string(path).map_err(io)?;
     let format = Format::from_extension(path).unwrap_or_else(|| Format::sniff(&text));
     parse(&text, format, &file)
 }

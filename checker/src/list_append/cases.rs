@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use histories::{ListText, Mop, Observed, OpType};
+use histories::{Key, ListText, Mop, Observed, OpType};
 use rustc_hash::FxHashMap;
 use serde_json::json;
 
@@ -21,89 +21,151 @@ type Cases = BTreeMap<&'static str, Vec<Case>>;
 
 pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
     let mut cases = Cases::new();
+    let summaries = summaries(index, txns);
+    let mut incompatible: Vec<KeyId> = Vec::new();
     for t in txns.ids() {
-        match txns.outcome(t) {
-            OpType::Ok => {
-                reads_of_bad_writes(index, txns, t, &mut cases);
-                internal(index, txns, t, &mut cases);
-                future_read(index, txns, t, &mut cases);
-                duplicates(txns, t, &mut cases);
+        let outcome = txns.outcome(t);
+        if !matches!(outcome, OpType::Ok | OpType::Info) {
+            continue;
+        }
+        for (i, mop) in txns.mops(t).iter().enumerate() {
+            let Mop::Read { key, value: Observed::List(list) } = mop else { continue };
+            let k = index.key_of(t, i);
+            let summary = &summaries[k as usize];
+            // Most reads are prefixes of their key's longest read: whatever is true of the longest read's
+            // first elements is true of them, so only the others need an element-by-element look.
+            let prefix = summary.longest.starts_with(list);
+            if !prefix && !incompatible.contains(&k) {
+                incompatible.push(k);
             }
-            OpType::Info => duplicates(txns, t, &mut cases),
-            _ => {}
+            if !prefix || summary.first_duplicate < list.len() {
+                duplicates(txns, t, mop, key, list, &mut cases);
+            }
+            if outcome == OpType::Ok {
+                if !prefix || summary.first_bad < list.len() {
+                    reads_of_bad_writes(index, txns, t, k, mop, key, list, &mut cases);
+                }
+                intermediate_read(index, txns, t, k, mop, key, list, &mut cases);
+            }
+        }
+        if outcome == OpType::Ok {
+            internal(index, txns, t, &mut cases);
+            future_read(index, txns, t, &mut cases);
         }
     }
-    incompatible_orders(index, txns, &mut cases);
+    incompatible_orders(index, txns, incompatible, &mut cases);
     dirty_updates(index, txns, &mut cases);
     lost_updates(index, txns, &mut cases);
     cases.retain(|_, v| !v.is_empty());
     cases
 }
 
+/// What the longest read of a key says about every prefix of it.
+struct Summary<'h> {
+    longest: &'h [i64],
+    /// The first position holding an element appended by a failed transaction, or by none.
+    first_bad: usize,
+    /// The first position holding an element seen earlier in the same list.
+    first_duplicate: usize,
+}
+
+fn summaries<'h>(index: &Index<'h>, txns: &Txns<'h>) -> Vec<Summary<'h>> {
+    (0..index.keys.len())
+        .map(|k| {
+            let longest = index.longest[k].map_or(&[][..], |at| read_list(txns, at));
+            let first_bad = longest
+                .iter()
+                .position(|&e| {
+                    index
+                        .elem(k as KeyId, e)
+                        .is_none_or(|el| el.writer == NO_TXN || txns.outcome(el.writer) == OpType::Fail)
+                })
+                .unwrap_or(usize::MAX);
+            let mut seen = rustc_hash::FxHashSet::default();
+            let first_duplicate = longest.iter().position(|e| !seen.insert(*e)).unwrap_or(usize::MAX);
+            Summary { longest, first_bad, first_duplicate }
+        })
+        .collect()
+}
+
 fn push(cases: &mut Cases, name: &'static str, c: Case) {
     cases.entry(name).or_default().push(c);
 }
 
-/// `G1a` (an element appended by a failed transaction), `garbage-read` (an element nobody appended) and
-/// `G1b` (a last element its writer later appended past) in a committed read.
-fn reads_of_bad_writes(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
-    for (i, mop) in txns.mops(t).iter().enumerate() {
-        let Mop::Read { key, value: Observed::List(list) } = mop else { continue };
-        let k = index.key_of(t, i);
-        let me = txns.name(t);
-        let mut garbage = Vec::new();
-        for &e in list {
-            match index.elem(k, e) {
-                Some(el) if el.writer == NO_TXN => garbage.push(e),
-                Some(el) if txns.outcome(el.writer) == OpType::Fail => {
-                    let w = el.writer;
-                    let text = format!(
-                        "{me} read key {key} = {}, which includes {e}; but {e} was appended by {}, which aborted",
-                        ListText(list),
-                        txns.name(w)
-                    );
-                    push(
-                        cases,
-                        "G1a",
-                        case(txns, &[t, w], Some(key), facts([("mop", mop_json(mop)), ("element", json!(e))]), text),
-                    );
-                }
-                _ => {}
-            }
-        }
-        if !garbage.is_empty() {
-            let text = format!(
-                "{me} read key {key} = {}, but no operation appended {} to key {key}",
-                ListText(list),
-                ListText(&garbage)
-            );
-            push(
-                cases,
-                "garbage-read",
-                case(txns, &[t], Some(key), facts([("mop", mop_json(mop)), ("elements", json!(garbage))]), text),
-            );
-        }
-        if let Some(&last) = list.last()
-            && let Some(el) = index.elem(k, last).filter(|el| el.intermediate && el.writer != t && el.writer != NO_TXN)
-        {
-            {
+/// `G1a` (an element appended by a failed transaction) and `garbage-read` (an element nobody appended)
+/// in a committed read.
+#[allow(clippy::too_many_arguments)]
+fn reads_of_bad_writes(
+    index: &Index<'_>,
+    txns: &Txns<'_>,
+    t: TxnId,
+    k: KeyId,
+    mop: &Mop,
+    key: &Key,
+    list: &[i64],
+    cases: &mut Cases,
+) {
+    let me = txns.name(t);
+    let mut garbage = Vec::new();
+    for &e in list {
+        match index.elem(k, e) {
+            Some(el) if el.writer == NO_TXN => garbage.push(e),
+            Some(el) if txns.outcome(el.writer) == OpType::Fail => {
                 let w = el.writer;
-                let later = later_append(txns.mops(w), key, last);
                 let text = format!(
-                    "{me} read key {key} = {}, ending in {last}; but {} appended {last} and then {} to key {key}, so {me} saw a state {} never committed",
+                    "{me} read key {key} = {}, which includes {e}; but {e} was appended by {}, which aborted",
                     ListText(list),
-                    txns.name(w),
-                    later.map_or("more".to_string(), |x| x.to_string()),
                     txns.name(w)
                 );
                 push(
                     cases,
-                    "G1b",
-                    case(txns, &[t, w], Some(key), facts([("mop", mop_json(mop)), ("element", json!(last))]), text),
+                    "G1a",
+                    case(txns, &[t, w], Some(key), facts([("mop", mop_json(mop)), ("element", json!(e))]), text),
                 );
             }
+            _ => {}
         }
     }
+    if !garbage.is_empty() {
+        let text = format!(
+            "{me} read key {key} = {}, but no operation appended {} to key {key}",
+            ListText(list),
+            ListText(&garbage)
+        );
+        push(
+            cases,
+            "garbage-read",
+            case(txns, &[t], Some(key), facts([("mop", mop_json(mop)), ("elements", json!(garbage))]), text),
+        );
+    }
+}
+
+/// `G1b`: a committed read whose last element its writer later appended past.
+#[allow(clippy::too_many_arguments)]
+fn intermediate_read(
+    index: &Index<'_>,
+    txns: &Txns<'_>,
+    t: TxnId,
+    k: KeyId,
+    mop: &Mop,
+    key: &Key,
+    list: &[i64],
+    cases: &mut Cases,
+) {
+    let Some(&last) = list.last() else { return };
+    let Some(el) = index.elem(k, last).filter(|el| el.intermediate && el.writer != t && el.writer != NO_TXN) else {
+        return;
+    };
+    let (me, w) = (txns.name(t), el.writer);
+    let later = later_append(txns.mops(w), key, last);
+    let text = format!(
+        "{me} read key {key} = {}, ending in {last}; but {} appended {last} and then {} to key {key}, so {me} saw a state {} never committed",
+        ListText(list),
+        txns.name(w),
+        later.map_or("more".to_string(), |x| x.to_string()),
+        txns.name(w)
+    );
+    push(cases, "G1b", case(txns, &[t, w], Some(key), facts([("mop", mop_json(mop)), ("element", json!(last))]), text));
 }
 
 fn later_append(mops: &[Mop], key: &histories::Key, after: i64) -> Option<i64> {
@@ -121,70 +183,57 @@ fn later_append(mops: &[Mop], key: &histories::Key, after: i64) -> Option<i64> {
     None
 }
 
-/// What a transaction expects a key to hold, from its own earlier micro-ops.
-#[derive(Clone)]
-enum Expected {
-    /// Exactly this list.
-    Exactly(Vec<i64>),
-    /// Some unknown prefix, then these elements.
-    EndsWith(Vec<i64>),
-}
-
 /// `internal`: a read that disagrees with the transaction's own earlier reads and appends (Cerone et
-/// al.'s axiom INT).
+/// al.'s axiom INT). For each key the transaction expects what it last read (if it read it) followed by
+/// what it appended since; without an earlier read, only the appended tail is known.
 fn internal(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
-    let mut state: Vec<(KeyId, Expected)> = Vec::new();
-    for (i, mop) in txns.mops(t).iter().enumerate() {
+    let mops = txns.mops(t);
+    let repeats = (1..mops.len()).any(|i| (0..i).any(|j| index.key_of(t, i) == index.key_of(t, j)));
+    if !repeats {
+        return;
+    }
+    // (key, the list last read, the elements appended since)
+    let mut state: Vec<(KeyId, Option<&[i64]>, Vec<i64>)> = Vec::new();
+    for (i, mop) in mops.iter().enumerate() {
         let k = index.key_of(t, i);
-        let slot = state.iter().position(|(key, _)| *key == k);
+        let slot = state.iter().position(|(key, _, _)| *key == k);
         match mop {
             Mop::Append { value, .. } => match slot {
-                Some(s) => match &mut state[s].1 {
-                    Expected::Exactly(list) | Expected::EndsWith(list) => list.push(*value),
-                },
-                None => state.push((k, Expected::EndsWith(vec![*value]))),
+                Some(s) => state[s].2.push(*value),
+                None => state.push((k, None, vec![*value])),
             },
             Mop::Read { key, value } => {
                 let read: &[i64] = match value {
                     Observed::List(list) => list,
                     _ => &[],
                 };
-                if let Some(s) = slot {
-                    let ok = match &state[s].1 {
-                        Expected::Exactly(list) => list.as_slice() == read,
-                        Expected::EndsWith(tail) => {
-                            read.len() >= tail.len() && &read[read.len() - tail.len()..] == tail.as_slice()
-                        }
-                    };
-                    if !ok {
-                        let expected = match &state[s].1 {
-                            Expected::Exactly(list) => ListText(list).to_string(),
-                            Expected::EndsWith(tail) => {
-                                format!("[... {}]", ListText(tail).to_string().trim_matches(['[', ']']))
-                            }
-                        };
-                        let text = format!(
-                            "{} read key {key} = {}, but its own earlier micro-ops mean it should have read {expected}",
-                            txns.name(t),
-                            ListText(read)
-                        );
-                        push(
-                            cases,
-                            "internal",
-                            case(
-                                txns,
-                                &[t],
-                                Some(key),
-                                facts([("mop", mop_json(mop)), ("expected", json!(expected))]),
-                                text,
-                            ),
-                        );
-                        return;
+                let Some(s) = slot else {
+                    state.push((k, Some(read), Vec::new()));
+                    continue;
+                };
+                let (_, base, tail) = &state[s];
+                let consistent = match base {
+                    Some(base) => {
+                        read.len() == base.len() + tail.len() && read.starts_with(base) && read.ends_with(tail)
                     }
-                    state[s].1 = Expected::Exactly(read.to_vec());
-                } else {
-                    state.push((k, Expected::Exactly(read.to_vec())));
+                    None => read.ends_with(tail),
+                };
+                if !consistent {
+                    let expected = match base {
+                        Some(base) => ListText(&[*base, tail.as_slice()].concat()).to_string(),
+                        None => format!("[... {}]", ListText(tail).to_string().trim_matches(['[', ']'])),
+                    };
+                    let text = format!(
+                        "{} read key {key} = {}, but its own earlier micro-ops mean it should have read {expected}",
+                        txns.name(t),
+                        ListText(read)
+                    );
+                    let facts = facts([("mop", mop_json(mop)), ("expected", json!(expected))]);
+                    push(cases, "internal", case(txns, &[t], Some(key), facts, text));
+                    return;
                 }
+                state[s].1 = Some(read);
+                state[s].2.clear();
             }
             _ => {}
         }
@@ -217,52 +266,35 @@ fn future_read(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) 
 }
 
 /// `duplicate-elements`: a read holding one element more than once.
-fn duplicates(txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
-    for mop in txns.mops(t) {
-        let Mop::Read { key, value: Observed::List(list) } = mop else { continue };
-        let mut sorted = list.clone();
-        sorted.sort_unstable();
-        if sorted.windows(2).all(|w| w[0] != w[1]) {
-            continue;
-        }
-        let mut counts: BTreeMap<i64, usize> = BTreeMap::new();
-        for e in list {
-            *counts.entry(*e).or_default() += 1;
-        }
-        counts.retain(|_, n| *n > 1);
-        let listed: Vec<String> = counts.iter().map(|(e, n)| format!("{e} ({n} times)")).collect();
-        let text = format!(
-            "{} read key {key} = {}, which holds {}; each element is appended once, so no version can hold it twice",
-            txns.name(t),
-            ListText(list),
-            listed.join(", ")
-        );
-        let dups: serde_json::Map<String, serde_json::Value> =
-            counts.iter().map(|(e, n)| (e.to_string(), json!(n))).collect();
-        push(
-            cases,
-            "duplicate-elements",
-            case(txns, &[t], Some(key), facts([("mop", mop_json(mop)), ("duplicates", json!(dups))]), text),
-        );
+fn duplicates(txns: &Txns<'_>, t: TxnId, mop: &Mop, key: &Key, list: &[i64], cases: &mut Cases) {
+    let mut counts: BTreeMap<i64, usize> = BTreeMap::new();
+    for e in list {
+        *counts.entry(*e).or_default() += 1;
     }
+    counts.retain(|_, n| *n > 1);
+    if counts.is_empty() {
+        return;
+    }
+    let listed: Vec<String> = counts.iter().map(|(e, n)| format!("{e} ({n} times)")).collect();
+    let text = format!(
+        "{} read key {key} = {}, which holds {}; each element is appended once, so no version can hold it twice",
+        txns.name(t),
+        ListText(list),
+        listed.join(", ")
+    );
+    let dups: serde_json::Map<String, serde_json::Value> =
+        counts.iter().map(|(e, n)| (e.to_string(), json!(n))).collect();
+    push(
+        cases,
+        "duplicate-elements",
+        case(txns, &[t], Some(key), facts([("mop", mop_json(mop)), ("duplicates", json!(dups))]), text),
+    );
 }
 
 /// `incompatible-order`: reads of one key that are not all prefixes of its longest read, so no single
 /// order of appends explains them. Reported once per key, with the first pair (by length) that
 /// disagrees, as Elle does.
-fn incompatible_orders(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
-    let mut bad_keys: Vec<KeyId> = Vec::new();
-    for t in txns.ids().filter(|&t| txns.is_possible(t)) {
-        for (i, mop) in txns.mops(t).iter().enumerate() {
-            let Mop::Read { value: Observed::List(list), .. } = mop else { continue };
-            let k = index.key_of(t, i);
-            let Some(longest) = index.longest[k as usize] else { continue };
-            let longest = read_list(txns, longest);
-            if !longest.starts_with(list) && !bad_keys.contains(&k) {
-                bad_keys.push(k);
-            }
-        }
-    }
+fn incompatible_orders(index: &Index<'_>, txns: &Txns<'_>, mut bad_keys: Vec<KeyId>, cases: &mut Cases) {
     bad_keys.sort_unstable();
     for k in bad_keys {
         let mut values: Vec<(&[i64], TxnId)> = Vec::new();

@@ -9,6 +9,7 @@
 //! sentences that explain an edge in `explain`.
 
 mod cases;
+mod elems;
 mod explain;
 
 use std::collections::BTreeMap;
@@ -22,22 +23,10 @@ use crate::kind::Kind;
 use crate::result::Case;
 use crate::txn::Txns;
 
+use self::elems::{Elem, ElemMap, NO_TXN, UNORDERED};
 pub use explain::ListAppendExplainer;
 
 type KeyId = u32;
-const NO_TXN: TxnId = TxnId::MAX;
-const UNORDERED: u32 = u32::MAX;
-
-/// What one appended (or observed) element is.
-#[derive(Debug, Clone, Copy)]
-struct Elem {
-    /// The transaction that appended it, of any outcome; `NO_TXN` if none did.
-    writer: TxnId,
-    /// Its position in its key's version order; `UNORDERED` if no read showed it.
-    position: u32,
-    /// Whether its writer appended to the same key again afterwards.
-    intermediate: bool,
-}
 
 /// A read's position: which transaction, and which of its micro-ops.
 #[derive(Debug, Clone, Copy)]
@@ -53,16 +42,19 @@ pub struct Index<'h> {
     /// transaction `t` begins.
     mop_keys: Vec<KeyId>,
     mop_start: Vec<u32>,
-    elems: FxHashMap<(KeyId, i64), Elem>,
+    /// Per key, its elements.
+    elems: Vec<ElemMap>,
     /// Per key, the longest read by an `ok` or `info` transaction: the version order.
     longest: Vec<Option<ReadAt>>,
     /// Per key, the longest read by any transaction, failed ones included (for dirty updates).
     longest_any: Vec<Option<ReadAt>>,
     /// Per key, the distinct elements of the longest read, in order.
     versions: Vec<Vec<i64>>,
-    /// `(key, last element read)` to the `ok`/`info` transactions that read that state; `None` is
-    /// the initial, empty state.
-    readers: FxHashMap<(KeyId, Option<i64>), Vec<TxnId>>,
+    /// Readers by version, as one compressed table: key `k`'s version `v` (0 the initial state, `p + 1`
+    /// the state ending at the element in position `p`) is row `version_base[k] + v`.
+    version_base: Vec<u32>,
+    reader_start: Vec<u32>,
+    readers: Vec<TxnId>,
 }
 
 /// The previous version of a key before an append: an element, or the initial state.
@@ -79,11 +71,13 @@ impl<'h> Index<'h> {
             keys: Vec::new(),
             mop_keys: Vec::new(),
             mop_start: Vec::with_capacity(txns.len() + 1),
-            elems: FxHashMap::default(),
+            elems: Vec::new(),
             longest: Vec::new(),
             longest_any: Vec::new(),
             versions: Vec::new(),
-            readers: FxHashMap::default(),
+            version_base: Vec::new(),
+            reader_start: Vec::new(),
+            readers: Vec::new(),
         };
         index.intern_and_record_writes(txns)?;
         index.order_versions(txns);
@@ -107,14 +101,16 @@ impl<'h> Index<'h> {
                 let k = *ids.entry(key).or_insert(next);
                 if k == next {
                     self.keys.push(key);
+                    self.elems.push(ElemMap::default());
                     self.longest.push(None);
                     self.longest_any.push(None);
                 }
                 self.mop_keys.push(k);
                 match mop {
                     Mop::Append { value, .. } => {
+                        let elems = &mut self.elems[k as usize];
                         if let Some(previous) = last_append.iter_mut().find(|(key, _)| *key == k) {
-                            if let Some(e) = self.elems.get_mut(&(k, previous.1))
+                            if let Some(e) = elems.get_mut(previous.1)
                                 && e.writer == t
                             {
                                 e.intermediate = true;
@@ -123,11 +119,10 @@ impl<'h> Index<'h> {
                         } else {
                             last_append.push((k, *value));
                         }
-                        self.elems.entry((k, *value)).or_insert(Elem {
-                            writer: t,
-                            position: UNORDERED,
-                            intermediate: false,
-                        });
+                        let elem = elems.entry(*value);
+                        if elem.writer == NO_TXN {
+                            elem.writer = t;
+                        }
                     }
                     Mop::Read { value: Observed::List(list), .. } if !list.is_empty() => {
                         let at = ReadAt { txn: t, mop: i as u32 };
@@ -145,11 +140,7 @@ impl<'h> Index<'h> {
     }
 
     fn keep_longer(slot: &mut Option<ReadAt>, at: ReadAt, len: usize, txns: &Txns<'h>) {
-        let longer = match slot {
-            None => true,
-            Some(current) => read_list(txns, *current).len() < len,
-        };
-        if longer {
+        if slot.is_none_or(|current| read_list(txns, current).len() < len) {
             *slot = Some(at);
         }
     }
@@ -158,13 +149,10 @@ impl<'h> Index<'h> {
         self.versions = vec![Vec::new(); self.keys.len()];
         for k in 0..self.keys.len() {
             let Some(at) = self.longest[k] else { continue };
-            let mut order = Vec::with_capacity(read_list(txns, at).len());
-            for &e in read_list(txns, at) {
-                let elem = self.elems.entry((k as KeyId, e)).or_insert(Elem {
-                    writer: NO_TXN,
-                    position: UNORDERED,
-                    intermediate: false,
-                });
+            let list = read_list(txns, at);
+            let mut order = Vec::with_capacity(list.len());
+            for &e in list {
+                let elem = self.elems[k].entry(e);
                 // A duplicated element keeps its first position, as Elle's `distinct` does.
                 if elem.position == UNORDERED {
                     elem.position = order.len() as u32;
@@ -175,7 +163,30 @@ impl<'h> Index<'h> {
         }
     }
 
+    /// The row of the readers table for the version a read of `list` (on key `k`) observed, if that
+    /// version is in the order: reads of any other version are never asked about.
+    fn version_row(&self, k: KeyId, last: Option<i64>) -> Option<usize> {
+        let offset = match last {
+            None => 0,
+            Some(e) => self.elem(k, e).map(|el| el.position).filter(|&p| p != UNORDERED)? as usize + 1,
+        };
+        Some(self.version_base[k as usize] as usize + offset)
+    }
+
     fn record_readers(&mut self, txns: &Txns<'h>) {
+        let mut base = 0u32;
+        self.version_base = self
+            .versions
+            .iter()
+            .map(|v| {
+                let b = base;
+                base += v.len() as u32 + 1;
+                b
+            })
+            .collect();
+        let rows = base as usize;
+        // Two passes over the reads, counting then filling, build the table without a vector per version.
+        let mut reads: Vec<(u32, TxnId)> = Vec::new();
         for t in txns.ids().filter(|&t| txns.is_possible(t)) {
             let info = txns.outcome(t) == OpType::Info;
             for (i, mop) in txns.mops(t).iter().enumerate() {
@@ -186,9 +197,26 @@ impl<'h> Index<'h> {
                     Observed::List(list) => list.last().copied(),
                     _ => None,
                 };
-                self.readers.entry((self.key_of(t, i), last)).or_default().push(t);
+                if let Some(row) = self.version_row(self.key_of(t, i), last) {
+                    reads.push((row as u32, t));
+                }
             }
         }
+        let mut start = vec![0u32; rows + 1];
+        for &(row, _) in &reads {
+            start[row as usize + 1] += 1;
+        }
+        for r in 0..rows {
+            start[r + 1] += start[r];
+        }
+        let mut fill = start.clone();
+        let mut readers = vec![0; reads.len()];
+        for (row, t) in reads {
+            readers[fill[row as usize] as usize] = t;
+            fill[row as usize] += 1;
+        }
+        self.reader_start = start;
+        self.readers = readers;
     }
 
     fn key_of(&self, t: TxnId, mop: usize) -> KeyId {
@@ -196,7 +224,7 @@ impl<'h> Index<'h> {
     }
 
     fn elem(&self, k: KeyId, e: i64) -> Option<&Elem> {
-        self.elems.get(&(k, e))
+        self.elems[k as usize].get(e)
     }
 
     /// The transaction that appended `e` to `k`, if it committed or may have.
@@ -226,7 +254,10 @@ impl<'h> Index<'h> {
             Previous::Initial => None,
             Previous::Element(e) => Some(e),
         };
-        self.readers.get(&(k, last)).map_or(&[], Vec::as_slice)
+        match self.version_row(k, last) {
+            Some(row) => &self.readers[self.reader_start[row] as usize..self.reader_start[row + 1] as usize],
+            None => &[],
+        }
     }
 
     /// The number of keys.
