@@ -54,6 +54,8 @@ fn reads_of_bad_writes(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut
         let mut garbage = Vec::new();
         for &e in list {
             match index.elem(k, e) {
+                // No entry: no operation appended it, and no longest read showed it either.
+                None => garbage.push(e),
                 Some(el) if el.writer == NO_TXN => garbage.push(e),
                 Some(el) if txns.outcome(el.writer) == OpType::Fail => {
                     let w = el.writer;

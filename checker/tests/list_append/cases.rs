@@ -268,6 +268,18 @@ fn garbage_read_near_miss_every_element_appended_is_valid() {
 }
 
 #[test]
+fn garbage_read_is_found_in_a_read_incompatible_with_the_longest() {
+    // Regression: only the longest read's elements were indexed, so a garbage element in a read that
+    // disagrees with it went unreported.
+    let h = concurrent(&["ax1", "ax2", "ax3", "rx19", "rx123"]);
+    let r = check_default(&h);
+    assert_eq!(summary(&r), (Invalid, vec!["garbage-read", "incompatible-order"], vec!["read-uncommitted"]));
+    let case = only_case(&r, "garbage-read");
+    assert_eq!(case.txns, vec![8]);
+    assert_eq!(case.facts["elements"], json!([9]));
+}
+
+#[test]
 fn empty_transaction_graph_makes_the_verdict_unknown() {
     let h = concurrent(&["ax1"]);
     let r = check_default(&h);
