@@ -18,3 +18,6 @@ mod support;
 
 mod cases;
 mod cycles;
+mod explanations;
+mod options;
+mod stress;
