@@ -337,3 +337,63 @@ fn an_edge_that_is_both_data_and_real_time_counts_as_data() {
     assert_eq!(r.anomaly_types, vec!["G2-item", "lost-update"]);
     assert_eq!(steps(only_cycle(&r, "G2-item")), vec![(3, "rw", "x".into(), 5), (5, "rw", "x".into(), 3)]);
 }
+
+#[test]
+fn real_time_is_followed_across_several_transactions() {
+    // T5 began after T3, which began after T1 committed its append to x; yet T5 read x empty. The
+    // real-time graph is a transitive reduction (no T1 -> T5 edge), so the cycle takes both steps.
+    let h = sequential(&["ax1", "ay1", "rx"]);
+    let r = check_default(&h);
+    assert_eq!(summary(&r), (Invalid, vec!["G-single-item-realtime"], vec!["strong-snapshot-isolation"]));
+    assert_eq!(
+        steps(only_cycle(&r, "G-single-item-realtime")),
+        vec![(1, "realtime", String::new(), 3), (3, "realtime", String::new(), 5), (5, "rw", "x".into(), 1)]
+    );
+}
+
+#[test]
+fn an_info_transaction_precedes_nothing_in_real_time() {
+    // T1 crashed: it may have committed after T3 read x empty, so nothing is wrong.
+    let h = sequential_of(vec![info(0, "ax1"), ok(1, "rx")]);
+    assert_eq!(summary(&check_default(&h)), (Valid, vec![], vec![]));
+    let on_one_process = sequential_of(vec![info(0, "ax1"), ok(0, "rx")]);
+    assert_eq!(
+        summary(&check_models(&on_one_process, &["strong-session-snapshot-isolation"])),
+        (Valid, vec![], vec![])
+    );
+    // Had it committed, T3's read would be stale.
+    let h = sequential_of(vec![ok(0, "ax1"), ok(1, "rx")]);
+    assert_eq!(check_default(&h).anomaly_types, vec!["G-single-item-realtime"]);
+}
+
+#[test]
+fn an_info_transaction_follows_what_completed_before_it_was_invoked() {
+    // T3 crashed, but T1 read its append, and T1 had completed before T3 began.
+    let h = sequential_of(vec![ok(0, "rx1"), info(1, "ax1")]);
+    let r = check_default(&h);
+    assert_eq!(summary(&r), (Invalid, vec!["G1c-realtime"], vec!["strong-read-committed"]));
+    assert_eq!(
+        steps(only_cycle(&r, "G1c-realtime")),
+        vec![(1, "realtime", String::new(), 3), (3, "wr", "x".into(), 1)]
+    );
+}
+
+#[test]
+fn appends_nobody_read_come_after_every_read_of_the_initial_state() {
+    // Nobody read x non-empty, so both of its appends follow T3's empty read of it; T5's empty read of
+    // y precedes T3's append to y.
+    let h = concurrent(&["rxay1", "ax1", "ax2ry"]);
+    let r = check_default(&h);
+    assert_eq!(r.stats.edges, [("rw".to_string(), 3)].into_iter().collect());
+    assert_eq!(summary(&r), (Invalid, vec!["G2-item"], vec!["repeatable-read"]));
+    assert_eq!(steps(only_cycle(&r, "G2-item")), vec![(3, "rw", "x".into(), 5), (5, "rw", "y".into(), 3)]);
+}
+
+#[test]
+fn adyas_serializable_figure_is_valid() {
+    // Adya, Liskov & O'Neil's figure 3, as Elle's graph-test writes it.
+    let h = concurrent(&["az1ax1ay1", "rx1ay2", "ry12az3", "rz13"]);
+    let r = check_default(&h);
+    assert_eq!(summary(&r), (Valid, vec![], vec![]));
+    assert_eq!(r.stats.edges, [("wr".to_string(), 3), ("ww".to_string(), 2)].into_iter().collect());
+}

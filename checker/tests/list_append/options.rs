@@ -172,3 +172,22 @@ fn the_shorthand_reads_like_the_history() {
         )
     );
 }
+
+#[test]
+fn a_micro_op_list_append_cannot_read_is_an_error_not_a_verdict() {
+    let h = parse(concat!(
+        r#"{"type": "invoke", "process": 0, "value": [["append", "x", 1]]}"#,
+        "\n",
+        r#"{"type": "ok", "process": 0, "value": [["append", "x", 1]]}"#,
+        "\n",
+        r#"{"type": "invoke", "process": 1, "value": [["w", "x", 2]]}"#,
+        "\n",
+        r#"{"type": "ok", "process": 1, "value": [["w", "x", 2]]}"#,
+        "\n",
+    ));
+    let err = checker::check(&h, &checker::Options::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"4:1: [w "x" 2] is a register micro-op, but this history is checked as list-append, whose micro-ops are [append k v] and [r k list]"#
+    );
+}
