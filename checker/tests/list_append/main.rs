@@ -12,10 +12,12 @@
 //! - `options`: `--anomaly` (with the umbrella classes) and `--model`, and the result's JSON shape.
 //! - `explanations`: the exact sentence for each kind of step, and whole explanations.
 //! - `stress`: a cycle Elle's time-limited search cannot find, hidden among thousands of others.
+//! - `brute_force`: the cycle search against every simple cycle of thousands of small random graphs.
 
 #[path = "../support/mod.rs"]
 mod support;
 
+mod brute_force;
 mod cases;
 mod cycles;
 mod explanations;
