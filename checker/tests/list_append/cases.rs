@@ -334,3 +334,14 @@ fn a_failed_transactions_append_that_was_read_is_g1a_and_never_an_edge() {
     assert!(r.stats.edges.is_empty(), "no dependency on an aborted transaction: {:?}", r.stats.edges);
     assert_eq!(r.stats.cyclic_components, 0);
 }
+
+#[test]
+fn a_failed_transactions_read_is_not_an_observation() {
+    // T3 read y empty and aborted: no rw edge from it to T4's append. T5's read of T4's append is the
+    // only dependency.
+    let h = concurrent_of(vec![fail(0, "ry"), ok(1, "ay1"), ok(2, "ry1")]);
+    let r = check_default(&h);
+    assert_eq!(summary(&r), (Valid, vec![], vec![]));
+    assert_eq!(r.stats.edges, [("wr".to_string(), 1)].into_iter().collect());
+    assert_eq!((r.stats.ok, r.stats.info, r.stats.fail), (2, 0, 1));
+}

@@ -397,3 +397,15 @@ fn adyas_serializable_figure_is_valid() {
     assert_eq!(summary(&r), (Valid, vec![], vec![]));
     assert_eq!(r.stats.edges, [("wr".to_string(), 3), ("ww".to_string(), 2)].into_iter().collect());
 }
+
+#[test]
+fn process_order_skips_aborted_transactions() {
+    // Process 0 committed T1's append, aborted T3, then read x empty in T5: T1 -> T5 in process order.
+    let h = sequential_of(vec![ok(0, "ax1"), fail(0, "ay1"), ok(0, "rx")]);
+    let r = check_models(&h, &["strong-session-snapshot-isolation"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G-single-item-process"], vec!["strong-session-snapshot-isolation"]));
+    assert_eq!(
+        steps(only_cycle(&r, "G-single-item-process")),
+        vec![(1, "process", String::new(), 5), (5, "rw", "x".into(), 1)]
+    );
+}
