@@ -409,3 +409,35 @@ fn process_order_skips_aborted_transactions() {
         vec![(1, "process", String::new(), 5), (5, "rw", "x".into(), 1)]
     );
 }
+
+#[test]
+fn an_edge_that_is_both_anti_dependency_and_real_time_is_real_time_to_g1c() {
+    // Elle issue 17's history, sequential, under strict serializability: T1 read z = [1], yet T7
+    // appended 1 to z only after T1, T3 and T5 had run one after another. T1 -> T3 and T5 -> T7 are
+    // both rw and real time; G1c, which takes no rw, reads them as real time: a G1c-realtime. The
+    // G-nonadjacent-item-realtime reads them as rw.
+    let h = sequential_of(vec![ok(0, "rxrz1"), ok(1, "ax1"), ok(1, "rz"), ok(2, "az1")]);
+    let r = check_default(&h);
+    assert_eq!(
+        summary(&r),
+        (Invalid, vec!["G-nonadjacent-item-realtime", "G1c-realtime"], vec!["strong-read-committed"])
+    );
+    assert_eq!(
+        steps(only_cycle(&r, "G1c-realtime")),
+        vec![
+            (1, "realtime", String::new(), 3),
+            (3, "realtime", String::new(), 5),
+            (5, "realtime", String::new(), 7),
+            (7, "wr", "z".into(), 1)
+        ]
+    );
+    assert_eq!(
+        steps(only_cycle(&r, "G-nonadjacent-item-realtime")),
+        vec![
+            (1, "rw", "x".into(), 3),
+            (3, "realtime", String::new(), 5),
+            (5, "rw", "z".into(), 7),
+            (7, "wr", "z".into(), 1)
+        ]
+    );
+}
