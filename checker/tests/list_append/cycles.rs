@@ -328,7 +328,7 @@ fn g2_item_process_is_a_write_skew_closed_by_a_process() {
 }
 
 #[test]
-fn an_edge_that_is_both_data_and_real_time_counts_as_data() {
+fn an_edge_that_is_both_anti_dependency_and_real_time_is_rw_to_g_single_item() {
     // Elle's lost-update-test, whose transactions run one after another: T3 -> T5 is both rw and real
     // time. An edge is read as its data dependency, so the only cycle is a G2-item (rw, rw), not a
     // G-single-item-realtime (real time, rw); Elle expects exactly G2-item and lost-update here.
