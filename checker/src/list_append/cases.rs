@@ -109,6 +109,8 @@ fn reads_of_bad_writes(
     let mut garbage = Vec::new();
     for &e in list {
         match index.elem(k, e) {
+            // No entry: no operation appended it, and no longest read showed it either.
+            None => garbage.push(e),
             Some(el) if el.writer == NO_TXN => garbage.push(e),
             Some(el) if txns.outcome(el.writer) == OpType::Fail => {
                 let w = el.writer;

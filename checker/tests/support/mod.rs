@@ -1,0 +1,266 @@
+//! Shorthand for writing list-append histories in tests, after Elle's own test suite: a transaction is
+//! a string of micro-ops such as `"ax1ry12"` (append 1 to x, then read y = [1 2]). Keys are the string
+//! keys `x y z t u`; each digit after a key is one element, so `rx123` reads [1 2 3], `rx` reads the
+//! empty list, and `rx?` is a read whose value is unknown (`null`, as an `info` completion records it).
+//!
+//! Transactions become a history through one of the layouts below. Every layout writes JSON Lines and
+//! reads it back with `histories::parse`, so the tests go through the same reader as a user's file.
+//! An operation's index is its position in the history and its time is a millisecond per position, so
+//! a transaction is named (`T` and a number) by the position of its completion:
+//! - [`concurrent`]: every invocation, then every completion: transaction `i` of `n` is `T(n + i)`, and
+//!   no transaction precedes another in real time or process order.
+//! - [`sequential`]: each completes before the next is invoked: transaction `i` is `T(2i + 1)`, and each
+//!   precedes the next in real time.
+//! - [`interleaved`]: any order, given as transaction numbers: the first mention of a transaction is its
+//!   invocation and the second its completion (a transaction mentioned once never completes).
+//!
+//! The string layouts put transaction `i` on process `i` and commit it; [`ok`], [`fail`] and [`info`]
+//! choose the process and the outcome.
+
+#![allow(dead_code)] // Each test file uses a different part of this module.
+
+use checker::{Anomaly, Case, CheckResult, Cycle, Options, Validity, check};
+use histories::{Format, History, Key, Mop, Observed};
+
+/// How a transaction ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Committed.
+    Ok,
+    /// Aborted.
+    Fail,
+    /// Indeterminate.
+    Info,
+}
+
+impl Outcome {
+    fn name(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Fail => "fail",
+            Outcome::Info => "info",
+        }
+    }
+}
+
+/// One transaction: who ran it, how it ended, and the micro-ops its completion reports.
+#[derive(Debug, Clone)]
+pub struct Txn {
+    pub process: u64,
+    pub outcome: Outcome,
+    pub mops: Vec<Mop>,
+}
+
+/// A committed transaction on `process`.
+pub fn ok(process: u64, txn: &str) -> Txn {
+    Txn { process, outcome: Outcome::Ok, mops: mops(txn) }
+}
+
+/// An aborted transaction on `process`.
+pub fn fail(process: u64, txn: &str) -> Txn {
+    Txn { process, outcome: Outcome::Fail, mops: mops(txn) }
+}
+
+/// An indeterminate transaction on `process`.
+pub fn info(process: u64, txn: &str) -> Txn {
+    Txn { process, outcome: Outcome::Info, mops: mops(txn) }
+}
+
+/// A committed transaction on `process` with micro-ops made by hand (for keys and values the shorthand
+/// cannot spell).
+pub fn ok_mops(process: u64, mops: Vec<Mop>) -> Txn {
+    Txn { process, outcome: Outcome::Ok, mops }
+}
+
+/// `[append key value]`.
+pub fn append(key: &str, value: i64) -> Mop {
+    Mop::Append { key: key.into(), value }
+}
+
+/// `[r key list]`; `None` is an unknown value (`null`).
+pub fn read(key: &str, list: Option<&[i64]>) -> Mop {
+    Mop::Read { key: key.into(), value: list.map_or(Observed::Nil, |l| Observed::List(l.to_vec())) }
+}
+
+/// Parses the shorthand: `a` appends, `r` reads, `x y z t u` are keys, each digit is an element, and
+/// `?` after a read's key makes its value unknown.
+pub fn mops(txn: &str) -> Vec<Mop> {
+    let mut out: Vec<Mop> = Vec::new();
+    let mut verb: Option<char> = None;
+    for c in txn.chars() {
+        match c {
+            'a' | 'r' => verb = Some(c),
+            'x' | 'y' | 'z' | 't' | 'u' => {
+                let key: Key = c.to_string().as_str().into();
+                out.push(match verb.expect("a key follows a or r") {
+                    'a' => Mop::Append { key, value: i64::MIN },
+                    _ => Mop::Read { key, value: Observed::List(Vec::new()) },
+                });
+            }
+            '?' => match out.last_mut() {
+                Some(Mop::Read { value, .. }) => *value = Observed::Nil,
+                _ => panic!("? follows a read's key in {txn:?}"),
+            },
+            d if d.is_ascii_digit() => {
+                let e = i64::from(d.to_digit(10).expect("a digit"));
+                match out.last_mut() {
+                    Some(Mop::Append { value, .. }) if *value == i64::MIN => *value = e,
+                    Some(Mop::Append { .. }) => panic!("an append takes one digit in {txn:?}"),
+                    Some(Mop::Read { value: Observed::List(list), .. }) => list.push(e),
+                    _ => panic!("a digit follows a key in {txn:?}"),
+                }
+            }
+            other => panic!("unexpected {other:?} in {txn:?}"),
+        }
+    }
+    assert!(
+        out.iter().all(|m| !matches!(m, Mop::Append { value: i64::MIN, .. })),
+        "every append has a value in {txn:?}"
+    );
+    out
+}
+
+/// Committed transactions, transaction `i` on process `i`.
+pub fn committed(txns: &[&str]) -> Vec<Txn> {
+    txns.iter().enumerate().map(|(i, t)| ok(i as u64, t)).collect()
+}
+
+/// All invocations first, then all completions, in order.
+pub fn concurrent(txns: &[&str]) -> History {
+    concurrent_of(committed(txns))
+}
+
+/// Each transaction completes before the next is invoked.
+pub fn sequential(txns: &[&str]) -> History {
+    sequential_of(committed(txns))
+}
+
+/// [`concurrent`] for transactions with chosen processes and outcomes.
+pub fn concurrent_of(txns: Vec<Txn>) -> History {
+    let n = txns.len();
+    let order: Vec<usize> = (0..n).chain(0..n).collect();
+    interleaved(txns, &order)
+}
+
+/// [`sequential`] for transactions with chosen processes and outcomes.
+pub fn sequential_of(txns: Vec<Txn>) -> History {
+    let order: Vec<usize> = (0..txns.len()).flat_map(|i| [i, i]).collect();
+    interleaved(txns, &order)
+}
+
+/// The history whose operations are, in order, the invocation (first mention) or completion (second
+/// mention) of the transactions numbered in `order`.
+pub fn interleaved(txns: Vec<Txn>, order: &[usize]) -> History {
+    parse(&jsonl(&txns, order))
+}
+
+/// The JSON Lines text of [`interleaved`].
+pub fn jsonl(txns: &[Txn], order: &[usize]) -> String {
+    let mut mentioned = vec![0u8; txns.len()];
+    let mut text = String::new();
+    for (index, &t) in order.iter().enumerate() {
+        let txn = &txns[t];
+        mentioned[t] += 1;
+        let (kind, value) = match mentioned[t] {
+            1 => ("invoke", txn.mops.iter().map(unknown_reads).collect::<Vec<_>>()),
+            2 => (txn.outcome.name(), txn.mops.clone()),
+            _ => panic!("transaction {t} is mentioned more than twice"),
+        };
+        let op = serde_json::json!({
+            "index": index,
+            "type": kind,
+            "process": txn.process,
+            "f": "txn",
+            "time": index as i64 * 1_000_000,
+            "value": value,
+        });
+        text.push_str(&op.to_string());
+        text.push('\n');
+    }
+    text
+}
+
+fn unknown_reads(mop: &Mop) -> Mop {
+    match mop {
+        Mop::Read { key, .. } => Mop::Read { key: key.clone(), value: Observed::Nil },
+        other => other.clone(),
+    }
+}
+
+/// Parses JSON Lines text, panicking on a malformed history.
+pub fn parse(text: &str) -> History {
+    histories::parse(text, Format::JsonLines, "test.jsonl").unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// Checks against Elle's default, strict serializability.
+pub fn check_default(history: &History) -> CheckResult {
+    check(history, &Options::default()).expect("the history checks")
+}
+
+/// Checks these models only.
+pub fn check_models(history: &History, models: &[&str]) -> CheckResult {
+    let models: Vec<String> = models.iter().map(|m| m.to_string()).collect();
+    check(history, &Options::new(&models, &[]).expect("known models")).expect("the history checks")
+}
+
+/// Checks these anomalies only (Elle's `:consistency-models nil, :anomalies [...]`).
+pub fn check_anomalies(history: &History, anomalies: &[&str]) -> CheckResult {
+    let anomalies: Vec<String> = anomalies.iter().map(|a| a.to_string()).collect();
+    check(history, &Options::new(&[], &anomalies).expect("known anomalies")).expect("the history checks")
+}
+
+/// The verdict, the anomaly types reported and the weakest models ruled out.
+pub fn summary(result: &CheckResult) -> (Validity, Vec<&str>, Vec<&str>) {
+    (
+        result.valid,
+        result.anomaly_types.iter().map(String::as_str).collect(),
+        result.not.iter().map(String::as_str).collect(),
+    )
+}
+
+/// The one cycle reported as `name`.
+pub fn only_cycle<'r>(result: &'r CheckResult, name: &str) -> &'r Cycle {
+    let found = result.anomalies.get(name).unwrap_or_else(|| panic!("no {name} in {:?}", result.anomaly_types));
+    assert_eq!(found.len(), 1, "one {name}");
+    match &found[0] {
+        Anomaly::Cycle(cycle) => cycle,
+        Anomaly::Case(case) => panic!("{name} is a case, not a cycle: {}", case.explanation),
+    }
+}
+
+/// The cases reported as `name`.
+pub fn cases<'r>(result: &'r CheckResult, name: &str) -> Vec<&'r Case> {
+    let found = result.anomalies.get(name).unwrap_or_else(|| panic!("no {name} in {:?}", result.anomaly_types));
+    found
+        .iter()
+        .map(|a| match a {
+            Anomaly::Case(case) => case,
+            Anomaly::Cycle(cycle) => panic!("{name} is a cycle, not a case: {}", cycle.explanation),
+        })
+        .collect()
+}
+
+/// The one case reported as `name`.
+pub fn only_case<'r>(result: &'r CheckResult, name: &str) -> &'r Case {
+    let found = cases(result, name);
+    assert_eq!(found.len(), 1, "one {name}");
+    found[0]
+}
+
+/// A cycle's steps as `(from, kind, key, to)`; the key is empty for process and real-time steps.
+pub fn steps(cycle: &Cycle) -> Vec<(u64, &'static str, String, u64)> {
+    cycle.steps.iter().map(|s| (s.from, s.kind.name(), s.key.as_ref().map_or(String::new(), key_name), s.to)).collect()
+}
+
+/// A key as the shorthand writes it: `x`, not `"x"`.
+pub fn key_name(key: &Key) -> String {
+    match key {
+        Key::Int(i) => i.to_string(),
+        Key::Str(s) => s.to_string(),
+    }
+}
+
+/// Each step's explanation.
+pub fn explanations(cycle: &Cycle) -> Vec<&str> {
+    cycle.steps.iter().map(|s| s.explanation.as_str()).collect()
+}
