@@ -34,11 +34,12 @@ fn rebuilt(ops: Vec<Op>) -> History {
     History::from_ops(ops).expect("a corruption keeps the history well formed")
 }
 
-/// A committed transaction, by the positions of its operations.
+/// A completed transaction, by the positions of its operations.
 #[derive(Debug, Clone, Copy)]
 struct Txn {
     invoke_at: usize,
     completion_at: usize,
+    outcome: OpType,
 }
 
 impl Txn {
@@ -52,15 +53,23 @@ impl Txn {
     }
 }
 
-fn committed(history: &History) -> Vec<Txn> {
+/// Every transaction (serial histories complete them all).
+fn completed(history: &History) -> Vec<Txn> {
     history
         .transactions()
-        .filter(|t| t.outcome() == OpType::Ok)
-        .map(|t| Txn { invoke_at: t.invoke_at, completion_at: t.completion_at.expect("ok has a completion") })
+        .map(|t| Txn {
+            invoke_at: t.invoke_at,
+            completion_at: t.completion_at.expect("serial histories complete every transaction"),
+            outcome: t.outcome(),
+        })
         .collect()
 }
 
-/// Who appended each element to each key.
+fn committed(history: &History) -> Vec<Txn> {
+    completed(history).into_iter().filter(|t| t.outcome == OpType::Ok).collect()
+}
+
+/// Who appended each element to each key, whatever their outcome.
 fn writers(txns: &[Txn], history: &History) -> BTreeMap<(Key, i64), Txn> {
     let mut writers = BTreeMap::new();
     for t in txns {
@@ -97,7 +106,9 @@ fn is_cycle_class(name: &str) -> bool {
 /// dependency at all (every transaction concurrent with every other, none reading another's write)
 /// is `unknown` with `empty-transaction-graph`, as in Elle: that is the one allowed exception.
 fn assert_valid_under_every_model(history: &History) -> Result<(), TestCaseError> {
-    for model in ["strict-serializable", "serializable", "snapshot-isolation", "read-committed"] {
+    for model in
+        ["strict-serializable", "strong-session-serializable", "serializable", "snapshot-isolation", "read-committed"]
+    {
         let options = Options::new(&[model.to_string()], &[]).expect("a known model");
         let result = check(history, &options).expect("a list-append history checks");
         if result.stats.edges.is_empty() {
@@ -132,7 +143,7 @@ impl StaleRead {
     /// Picks one of the reads that can be made stale (R touches k nowhere else), if there is one.
     fn pick(history: &History, pick: Index) -> Option<StaleRead> {
         let txns = committed(history);
-        let writers = writers(&txns, history);
+        let writers = writers(&completed(history), history);
         let mut candidates = Vec::new();
         for r in &txns {
             let mops = r.op(history).mops();
@@ -141,7 +152,7 @@ impl StaleRead {
                 let Some(&last) = l.last() else { continue };
                 let w = writers[&(key.clone(), last)];
                 let alone = mops.iter().enumerate().all(|(j, m)| j == i || m.key() != Some(key));
-                if alone && w.completion_at < r.invoke_at {
+                if alone && w.outcome == OpType::Ok && w.completion_at < r.invoke_at {
                     let before_last = l.len().checked_sub(2).map(|p| writers[&(key.clone(), l[p])].completion_at);
                     candidates.push((*r, i, w, before_last == Some(w.completion_at)));
                 }
@@ -320,15 +331,14 @@ proptest! {
     #[test]
     fn a_read_of_an_aborted_write_is_g1a(case in serial_case(2..=150), pick in any::<Index>()) {
         let history = case.list_append().history;
-        let txns = committed(&history);
-        let writers = writers(&txns, &history);
+        let writers = writers(&completed(&history), &history);
         let mut candidates = Vec::new();
-        for r in &txns {
+        for r in &committed(&history) {
             for mop in r.op(&history).mops() {
                 let Some((key, l)) = list(mop) else { continue };
                 for &e in l {
                     let w = writers[&(key.clone(), e)];
-                    if w.completion_at != r.completion_at {
+                    if w.outcome == OpType::Ok && w.completion_at != r.completion_at {
                         candidates.push((*r, w, e));
                     }
                 }
