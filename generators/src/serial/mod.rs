@@ -1,9 +1,9 @@
 //! Serial histories: transactions executed one at a time by the reference executor ([`SerialDb`]),
-//! recorded as a history whose concurrency is consistent with that serial order, with,
-//! if asked, aborted (`fail`) and indeterminate (`info`) transactions among them. Every such history is
+//! recorded as a history whose concurrency is consistent with that serial order, with, if asked,
+//! aborted (`fail`) and indeterminate (`info`) transactions among them. Every such history is
 //! strict-serializable by construction, so a checker must find it valid; with one targeted corruption
-//! it must not. This module owns building those histories; the streams of
-//! transactions are the workloads', and judging the histories is the checker's.
+//! it must not. This module owns building those histories; the streams of transactions are the
+//! workloads', and judging the histories is the checker's.
 //!
 //! The rules of the record: each client runs one transaction at a time; a transaction is invoked
 //! before its commit point and completes after it, at random; and its span holds at most
