@@ -14,7 +14,7 @@ use crate::key_dist::KeyDist;
 use crate::list_append::ListAppend;
 use crate::params::Params;
 use crate::rw_register::RwRegister;
-use crate::serial::SerialRun;
+use crate::serial::{Schedule, SerialRun};
 
 /// Any key distribution: uniform, or exponential or Zipfian with their usual constant or a nearby one.
 pub fn key_dist() -> impl Strategy<Value = KeyDist> {
@@ -62,6 +62,10 @@ pub struct SerialCase {
     pub clients: usize,
     /// Other commits a transaction's span may hold on either side.
     pub max_overlap: usize,
+    /// The chance that a transaction aborts (completes `fail`, no effect).
+    pub fail_fraction: f64,
+    /// The chance that a transaction completes `info` (and took effect or not).
+    pub info_fraction: f64,
     /// Whether a transaction reading every key runs alone at the end.
     pub final_read: bool,
 }
@@ -88,7 +92,13 @@ impl SerialCase {
     }
 
     fn run(&self, txns: &[Vec<Mop>]) -> SerialRun {
-        let mut run = SerialRun::new(txns, self.schedule_seed, self.clients, self.max_overlap);
+        let schedule = Schedule {
+            clients: self.clients,
+            max_overlap: self.max_overlap,
+            fail_fraction: self.fail_fraction,
+            info_fraction: self.info_fraction,
+        };
+        let mut run = SerialRun::with_schedule(txns, self.schedule_seed, schedule);
         if self.final_read {
             run.then_alone(&run.db.read_all());
         }
@@ -97,17 +107,32 @@ impl SerialCase {
 }
 
 /// Serial-history recipes with `txns` transactions, 1 to 8 clients and overlaps of 0 to 6 commits,
-/// over [`list_append_params`]; a final read of every key half the time.
+/// over [`list_append_params`]; half the time every transaction commits, otherwise up to 30% abort
+/// and up to 30% end indeterminate; a final read of every key half the time.
 pub fn serial_case(txns: RangeInclusive<usize>) -> impl Strategy<Value = SerialCase> {
-    (list_append_params(), any::<u64>(), any::<u64>(), txns, 1usize..=8, 0usize..=6, any::<bool>()).prop_map(
-        |(params, stream_seed, schedule_seed, txns, clients, max_overlap, final_read)| SerialCase {
+    let outcomes = prop_oneof![Just((0.0, 0.0)), (0.0f64..0.3, 0.0f64..0.3)];
+    (list_append_params(), any::<u64>(), any::<u64>(), txns, 1usize..=8, 0usize..=6, outcomes, any::<bool>()).prop_map(
+        |(
             params,
             stream_seed,
             schedule_seed,
             txns,
             clients,
             max_overlap,
+            (fail_fraction, info_fraction),
             final_read,
+        )| {
+            SerialCase {
+                params,
+                stream_seed,
+                schedule_seed,
+                txns,
+                clients,
+                max_overlap,
+                fail_fraction,
+                info_fraction,
+                final_read,
+            }
         },
     )
 }
@@ -124,7 +149,6 @@ pub fn serial_rw_register_history() -> impl Strategy<Value = History> {
 
 #[cfg(test)]
 mod tests {
-    use histories::OpType;
     use proptest::test_runner::{Config, TestRunner};
 
     use super::*;
@@ -141,13 +165,13 @@ mod tests {
     }
 
     #[test]
-    fn serial_histories_are_well_formed_and_committed() {
+    fn serial_histories_are_well_formed_and_complete() {
         let mut runner = TestRunner::new(Config { cases: 32, ..Config::default() });
         runner
             .run(&(serial_list_append_history(), serial_rw_register_history()), |(lists, registers)| {
                 for history in [lists, registers] {
                     prop_assert!(!history.is_empty() && history.len() % 2 == 0);
-                    prop_assert!(history.transactions().all(|t| t.outcome() == OpType::Ok));
+                    prop_assert!(history.transactions().all(|t| t.completion.is_some()));
                 }
                 Ok(())
             })

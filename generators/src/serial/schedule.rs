@@ -1,9 +1,9 @@
-//! When each transaction of a serial order is invoked, commits and completes, and on which process.
+//! When each transaction of a serial order is invoked, commits and completes, and on which client.
 //! The transactions commit one at a time in the serial order; each is invoked before its commit point
 //! and completes after it, at random, so invocations and completions of different transactions
 //! interleave the way a real run's do. Two rules keep the history honest:
 //!
-//! - each process runs one transaction at a time (a client is one thread);
+//! - each client runs one transaction at a time (a client is one thread);
 //! - a transaction's span contains at most `max_overlap` other commit points on each side: it is
 //!   invoked no earlier than `max_overlap` commits before its own, and completes before the
 //!   `max_overlap + 1`-th commit after it.
@@ -11,15 +11,15 @@
 //! Whatever completes before another is invoked also commits before it, so real-time order agrees
 //! with the serial order and every such history is strict-serializable by construction (Herlihy &
 //! Wing's linearizability, lifted to transactions by Papadimitriou's strict serializability). This
-//! module owns the schedule; executing and recording it is [`super`]'s.
+//! module owns the schedule; executing and recording it is the parent module's.
 
 use crate::draw::Draw;
 
 /// One step of a schedule; `txn` is a position in the serial order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Event {
-    /// The transaction is invoked by the process.
-    Invoke { txn: usize, process: u64 },
+    /// The transaction is invoked by the client.
+    Invoke { txn: usize, client: usize },
     /// The transaction takes effect (not an operation of the history: it only orders them).
     Commit { txn: usize },
     /// The transaction's completion is recorded.
@@ -33,16 +33,16 @@ enum Action {
     Complete,
 }
 
-/// A random schedule of `n` transactions committing in order `0..n` on `clients` processes.
+/// A random schedule of `n` transactions committing in order `0..n` on `clients` clients (`0..clients`).
 ///
 /// # Panics
 /// If `clients` is zero.
-pub(crate) fn schedule(n: usize, clients: usize, max_overlap: usize, draw: &mut Draw) -> Vec<Event> {
+pub(crate) fn events(n: usize, clients: usize, max_overlap: usize, draw: &mut Draw) -> Vec<Event> {
     assert!(clients > 0, "a schedule needs at least one client");
     let mut events = Vec::with_capacity(3 * n);
     let mut invoked = vec![false; n];
-    let mut idle: Vec<u64> = (0..clients as u64).collect();
-    let mut process_of = vec![0u64; n];
+    let mut idle: Vec<usize> = (0..clients).collect();
+    let mut client_of = vec![0usize; n];
     // Committed transactions still running.
     let mut running: Vec<usize> = Vec::new();
     // The next transaction to commit.
@@ -75,10 +75,10 @@ pub(crate) fn schedule(n: usize, clients: usize, max_overlap: usize, draw: &mut 
         match actions[draw.index(actions.len())] {
             Action::Invoke => {
                 let txn = invocable[draw.index(invocable.len())];
-                let process = idle.swap_remove(draw.index(idle.len()));
+                let client = idle.swap_remove(draw.index(idle.len()));
                 invoked[txn] = true;
-                process_of[txn] = process;
-                events.push(Event::Invoke { txn, process });
+                client_of[txn] = client;
+                events.push(Event::Invoke { txn, client });
             }
             Action::Commit => {
                 events.push(Event::Commit { txn: next });
@@ -87,7 +87,7 @@ pub(crate) fn schedule(n: usize, clients: usize, max_overlap: usize, draw: &mut 
             }
             Action::Complete => {
                 let txn = running.swap_remove(draw.index(running.len()));
-                idle.push(process_of[txn]);
+                idle.push(client_of[txn]);
                 events.push(Event::Complete { txn });
             }
         }
@@ -109,10 +109,10 @@ mod tests {
         let mut commits = 0;
         for (i, e) in events.iter().enumerate() {
             match *e {
-                Event::Invoke { txn, process } => {
+                Event::Invoke { txn, client } => {
                     assert!(invoked_at[txn].is_none());
-                    assert_eq!(busy[process as usize], None, "process {process} already busy");
-                    busy[process as usize] = Some(txn);
+                    assert_eq!(busy[client], None, "client {client} already busy");
+                    busy[client] = Some(txn);
                     invoked_at[txn] = Some((i, commits));
                     in_flight += 1;
                     most = most.max(in_flight);
@@ -125,8 +125,8 @@ mod tests {
                 }
                 Event::Complete { txn } => {
                     assert!(committed_at[txn].is_some(), "completed before committing");
-                    let process = busy.iter().position(|b| *b == Some(txn)).unwrap();
-                    busy[process] = None;
+                    let client = busy.iter().position(|b| *b == Some(txn)).unwrap();
+                    busy[client] = None;
                     completed_at[txn] = Some((i, commits));
                     in_flight -= 1;
                 }
@@ -146,7 +146,7 @@ mod tests {
         for seed in 0..200 {
             let mut draw = Draw::new(seed);
             let (n, clients, overlap) = (1 + draw.index(40), 1 + draw.index(6), draw.index(5));
-            let events = schedule(n, clients, overlap, &mut draw);
+            let events = events(n, clients, overlap, &mut draw);
             assert_eq!(events.len(), 3 * n);
             assert!(check(&events, n, clients, overlap) <= clients);
         }
@@ -154,13 +154,13 @@ mod tests {
 
     #[test]
     fn one_client_runs_one_transaction_at_a_time() {
-        let events = schedule(20, 1, 3, &mut Draw::new(5));
+        let events = events(20, 1, 3, &mut Draw::new(5));
         assert_eq!(check(&events, 20, 1, 3), 1);
     }
 
     #[test]
     fn many_clients_overlap() {
-        let events = schedule(200, 8, 4, &mut Draw::new(6));
+        let events = events(200, 8, 4, &mut Draw::new(6));
         assert!(check(&events, 200, 8, 4) >= 4, "transactions run concurrently");
     }
 }
