@@ -9,6 +9,7 @@ use histories::{History, OpType};
 
 use crate::consistency_model::{self as cm, UNKNOWN_ANOMALIES};
 use crate::cycle_class::{CycleClass, all_classes};
+use crate::cycle_exists::{CycleExists, cycle_exists};
 use crate::cycle_search::{FoundCycle, search_component};
 use crate::error::CheckError;
 use crate::explain::{DataExplainer, case, cycle_text, facts, txn_view};
@@ -48,11 +49,15 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
     let explainer = ListAppendExplainer::new(&index, &txns);
     let components = graph.cyclic_components();
     for component in &components {
-        for cycle in search_component(&graph, component, &classes) {
-            found
-                .entry(cycle.class.to_string())
-                .or_default()
-                .push(Anomaly::Cycle(explain_cycle(&txns, &explainer, &cycle)));
+        let cycles = search_component(&graph, component, &classes);
+        let classes_found: Vec<&str> = cycles.iter().map(|c| c.class).collect();
+        for exists in cycle_exists(&graph, component, &classes_found, order) {
+            let evidence = explain_exists(&txns, &explainer, &exists);
+            found.entry(exists.name.clone()).or_default().push(Anomaly::Cycle(evidence));
+        }
+        for cycle in cycles {
+            let evidence = explain_cycle(&txns, &explainer, &cycle);
+            found.entry(cycle.class.to_string()).or_default().push(Anomaly::Cycle(evidence));
         }
     }
     let mut stats = stats(history, &txns, &graph, &components);
@@ -117,7 +122,35 @@ fn explain_cycle(txns: &Txns<'_>, explainer: &dyn DataExplainer, cycle: &FoundCy
              of dependencies is one in Adya's sense, and it rules out the same models.)",
         );
     }
-    Cycle { cycle: cycle.steps.iter().map(|&(t, _)| txns.index(t)).collect(), steps, explanation, ops }
+    Cycle {
+        cycle: cycle.steps.iter().map(|&(t, _)| txns.index(t)).collect(),
+        steps,
+        explanation,
+        ops,
+        facts: serde_json::Map::new(),
+    }
+}
+
+/// A cycle-exists anomaly, explained with its witness cycle.
+fn explain_exists(txns: &Txns<'_>, explainer: &dyn DataExplainer, exists: &CycleExists) -> Cycle {
+    let mut cycle =
+        explain_cycle(txns, explainer, &FoundCycle { class: "cycle-exists", steps: exists.witness.clone() });
+    let scc: Vec<u64> = exists.component.iter().map(|&t| txns.index(t)).collect();
+    cycle.explanation = format!(
+        "The dependencies {} have a cycle among {} transactions, so {} cannot hold. No cycle class names it, because an \
+         edge of it that is also an anti-dependency counts as one for the classes. One such cycle:\n{}",
+        exists.subgraph,
+        scc.len(),
+        exists.not,
+        cycle.explanation
+    );
+    cycle.facts = serde_json::Map::from_iter([
+        ("not".to_string(), serde_json::json!(exists.not)),
+        ("subgraph".to_string(), serde_json::json!(exists.subgraph)),
+        ("scc_size".to_string(), serde_json::json!(scc.len())),
+        ("scc".to_string(), serde_json::json!(scc)),
+    ]);
+    cycle
 }
 
 fn stats(history: &History, txns: &Txns<'_>, graph: &DepGraph, components: &[Vec<TxnId>]) -> Stats {
@@ -141,11 +174,21 @@ fn stats(history: &History, txns: &Txns<'_>, graph: &DepGraph, components: &[Vec
     }
 }
 
+/// Elle's `remove-redundant-cycle-exists`: a cycle-exists anomaly for a model that some specific
+/// anomaly already rules out says nothing more.
+fn without_redundant_cycle_exists(mut found: BTreeMap<String, Vec<Anomaly>>) -> BTreeMap<String, Vec<Anomaly>> {
+    let specific: Vec<&str> = found.keys().map(String::as_str).filter(|n| !n.ends_with("-cycle-exists")).collect();
+    let ruled_out = cm::impossible_models(specific);
+    found.retain(|name, _| name.strip_suffix("-cycle-exists").is_none_or(|model| !ruled_out.contains(model)));
+    found
+}
+
 /// Elle's `result-map`: report the reportable anomalies; invalid if any is prohibited, unknown if only
 /// unknown ones are; the models ruled out follow from every anomaly found.
 fn verdict(found: BTreeMap<String, Vec<Anomaly>>, options: &Options, stats: Stats, checked: Checked) -> CheckResult {
     let prohibited = options.prohibited();
     let reportable = options.reportable();
+    let found = without_redundant_cycle_exists(found);
     let found_names: Vec<String> = found.keys().cloned().collect();
     let anomalies: BTreeMap<String, Vec<Anomaly>> =
         found.into_iter().filter(|(name, _)| reportable.contains(name.as_str())).collect();

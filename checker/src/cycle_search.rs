@@ -185,15 +185,7 @@ impl<'a> ClassSearch<'a> {
         while csr.node_count() < n {
             csr.add_node(());
         }
-        let stack = 64 * 1024 * 1024 + n * 512;
-        let sccs = std::thread::scope(|scope| {
-            std::thread::Builder::new()
-                .stack_size(stack)
-                .spawn_scoped(scope, || petgraph::algo::tarjan_scc(&csr))
-                .expect("the SCC thread starts")
-                .join()
-                .expect("the SCC search does not panic")
-        });
+        let sccs = crate::graph::tarjan_on_big_stack(&csr);
         let mut rank = vec![0u32; n];
         for (i, scc) in sccs.iter().enumerate() {
             for &node in scc {

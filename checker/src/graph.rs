@@ -126,19 +126,7 @@ impl DepGraph {
     /// The strongly connected components with more than one transaction: every cycle lies in one.
     /// Each component is sorted; components come in order of their smallest member.
     pub fn cyclic_components(&self) -> Vec<Vec<TxnId>> {
-        let csr = &self.csr;
-        // petgraph's Tarjan recurses once per node on a path; a history's graph can hold a path through
-        // every transaction, so it runs on a thread whose stack grows with the graph.
-        let stack = 64 * 1024 * 1024 + self.node_count() * 512;
-        let sccs = std::thread::scope(|scope| {
-            std::thread::Builder::new()
-                .name("scc".into())
-                .stack_size(stack)
-                .spawn_scoped(scope, || petgraph::algo::tarjan_scc(csr))
-                .expect("the SCC thread starts")
-                .join()
-                .expect("the SCC search does not panic")
-        });
+        let sccs = tarjan_on_big_stack(&self.csr);
         let mut cyclic: Vec<Vec<TxnId>> = sccs
             .into_iter()
             .filter(|c| c.len() > 1)
@@ -150,6 +138,22 @@ impl DepGraph {
         cyclic.sort_unstable_by_key(|c| c[0]);
         cyclic
     }
+}
+
+/// petgraph's Tarjan (its components in reverse topological order). It recurses once per node on a
+/// path, and a history's graph can hold a path through every transaction, so it runs on a thread whose
+/// stack grows with the graph.
+pub fn tarjan_on_big_stack<E: Sync>(csr: &Csr<(), E, Directed, u32>) -> Vec<Vec<u32>> {
+    let stack = 64 * 1024 * 1024 + csr.node_count() * 512;
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("scc".into())
+            .stack_size(stack)
+            .spawn_scoped(scope, || petgraph::algo::tarjan_scc(csr))
+            .expect("the SCC thread starts")
+            .join()
+            .expect("the SCC search does not panic")
+    })
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@
 mod check;
 pub mod consistency_model;
 pub mod cycle_class;
+pub mod cycle_exists;
 pub mod cycle_search;
 mod error;
 mod explain;

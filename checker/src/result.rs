@@ -156,6 +156,9 @@ pub struct Cycle {
     pub explanation: String,
     /// The operations themselves.
     pub ops: Vec<TxnView>,
+    /// Facts beyond the cycle (for a cycle-exists anomaly: the model, the subgraph, the component).
+    #[serde(flatten)]
+    pub facts: serde_json::Map<String, serde_json::Value>,
 }
 
 /// One edge of a cycle.

@@ -195,7 +195,8 @@ fn internal(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
         return;
     }
     // (key, the list last read, the elements appended since)
-    let mut state: Vec<(KeyId, Option<&[i64]>, Vec<i64>)> = Vec::new();
+    type Expected<'a> = (KeyId, Option<&'a [i64]>, Vec<i64>);
+    let mut state: Vec<Expected> = Vec::new();
     for (i, mop) in mops.iter().enumerate() {
         let k = index.key_of(t, i);
         let slot = state.iter().position(|(key, _, _)| *key == k);
