@@ -22,7 +22,11 @@
 mod engine_system;
 mod level;
 mod session;
+mod sql;
+mod sqlite;
+mod txn_state;
 
 pub use engine_system::EngineSystem;
 pub use level::{Level, LevelSupport, ParseLevelError};
 pub use session::{AdapterError, Failure, KillSwitch, Session, System, TxnError};
+pub use sqlite::{ParseSqliteBeginError, SqliteBegin, SqliteSystem};
