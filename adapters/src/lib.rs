@@ -21,11 +21,13 @@
 
 mod engine_system;
 mod level;
+mod postgres;
 mod session;
 mod sql;
 mod sqlite;
 mod txn_state;
 
+pub use self::postgres::PostgresSystem;
 pub use engine_system::EngineSystem;
 pub use level::{Level, LevelSupport, ParseLevelError};
 pub use session::{AdapterError, Failure, KillSwitch, Session, System, TxnError};

@@ -217,7 +217,15 @@ impl SqliteConn {
             return Err(killed(Failure::Aborted));
         };
         f(conn).map_err(|e| {
-            let error = classify(&e, self.committing);
+            let mut error = classify(&e, self.committing);
+            if !error.session_lost && self.kill.killed.load(Ordering::Acquire) {
+                // Killed while the statement ran (a wait for a lock outlasts the interrupt): its own
+                // outcome stands, and the session is gone.
+                error = TxnError {
+                    message: format!("{}; and the session was killed", error.message),
+                    ..killed(error.failure)
+                };
+            }
             if error.session_lost {
                 self.conn = None;
             }
@@ -343,7 +351,8 @@ impl Session for SqliteConn {
 }
 
 /// Kills a SQLite session: interrupts its running statement, and marks it so that its next call closes
-/// the connection (rolling back its transaction) and fails with `session_lost`.
+/// the connection (rolling back its transaction) and fails with `session_lost`. SQLite's interrupt does
+/// not cut a wait for a lock short: a statement waiting for one fails only when its busy timeout ends.
 struct SqliteKill {
     killed: AtomicBool,
     interrupt: InterruptHandle,
