@@ -11,7 +11,6 @@
 //! The kill switch terminates the session's backend from a separate admin connection.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
@@ -106,8 +105,8 @@ impl PostgresSystem {
     }
 }
 
-fn unavailable(e: impl fmt::Display) -> AdapterError {
-    AdapterError::Unavailable { system: "postgres", message: e.to_string() }
+fn unavailable(e: ::postgres::Error) -> AdapterError {
+    AdapterError::Unavailable { system: "postgres", message: message(&e) }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -153,8 +152,10 @@ impl System for PostgresSystem {
         let insert =
             txn.prepare(&format!("INSERT INTO {} (k, v) VALUES ($1, $2)", tables.registers)).map_err(unavailable)?;
         for (key, value) in registers {
-            txn.execute(&insert, &[&key_text(key), value])
-                .map_err(|e| unavailable(format!("initial register {key}: {}", message(&e))))?;
+            txn.execute(&insert, &[&key_text(key), value]).map_err(|e| AdapterError::Unavailable {
+                system: "postgres",
+                message: format!("initial register {key}: {}", message(&e)),
+            })?;
         }
         txn.commit().map_err(unavailable)?;
         created.push(tables);
@@ -162,7 +163,10 @@ impl System for PostgresSystem {
     }
 
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
-        let tables = lock(&self.tables).last().cloned().ok_or_else(|| unavailable("connect before prepare"))?;
+        let tables = lock(&self.tables).last().cloned().ok_or_else(|| AdapterError::Unavailable {
+            system: "postgres",
+            message: "connect before prepare: no tables yet".into(),
+        })?;
         let mut client = self.client()?;
         let pid: i32 =
             client.query_one("SELECT pg_backend_pid()", &[]).and_then(|r| r.try_get(0)).map_err(unavailable)?;
@@ -434,6 +438,27 @@ mod tests {
         for (fault, committing, (failure, cause, lost)) in cases {
             let what = format!("{fault:?} committing={committing}");
             assert_eq!(classified(fault, committing), (failure, cause.to_string(), lost), "{what}");
+        }
+    }
+
+    /// A real "connection closed" needs a server: the one `ISOCHECK_PG_URL` names (see tests/postgres.rs).
+    #[test]
+    fn errors_from_a_terminated_connection_are_lost_connections() {
+        let Ok(url) = std::env::var(PostgresSystem::URL_VAR) else {
+            assert!(std::env::var_os("ISOCHECK_PG_REQUIRED").is_none(), "ISOCHECK_PG_REQUIRED is set, but no URL");
+            eprintln!("notice: {} is not set; this PostgreSQL test checks nothing", PostgresSystem::URL_VAR);
+            return;
+        };
+        let mut client = Client::connect(&url, NoTls).unwrap();
+        client.batch_execute("BEGIN").unwrap();
+        // What the client sees varies with timing: the server's 57P01, a reset socket, a closed connection.
+        let mut errors = vec![client.batch_execute("SELECT pg_terminate_backend(pg_backend_pid())").unwrap_err()];
+        errors.extend((0..3).map(|_| client.batch_execute("COMMIT").unwrap_err()));
+        assert!(errors.iter().any(|e| e.is_closed()), "{errors:?}");
+        for e in &errors {
+            assert_eq!(fault(e, false), Fault::Lost, "{e:?}");
+            let at_commit = classify(fault(e, false), true, message(e));
+            assert_eq!((at_commit.failure, at_commit.cause.as_str()), (Failure::Indeterminate, "connection lost"));
         }
     }
 

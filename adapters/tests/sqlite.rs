@@ -39,12 +39,12 @@ fn rollback_discards_and_needs_no_transaction() {
 
 #[test]
 fn a_killed_session_loses_its_transaction() {
-    common::a_killed_session_loses_its_transaction(&deferred());
+    common::a_killed_session_loses_its_transaction(&deferred(), "killed");
 }
 
 #[test]
 fn a_session_killed_while_idle_fails_its_next_begin() {
-    common::a_session_killed_while_idle_fails_its_next_begin(&deferred());
+    common::a_session_killed_while_idle_fails_its_next_begin(&deferred(), "killed");
 }
 
 #[test]

@@ -124,29 +124,28 @@ pub fn rollback_discards_and_needs_no_transaction(system: &dyn System) {
 
 /// A session killed inside a transaction: its next statement fails with `session_lost`, certainly
 /// without effect; so does every later call; a fresh session works and sees nothing of it.
-pub fn a_killed_session_loses_its_transaction(system: &dyn System) {
+pub fn a_killed_session_loses_its_transaction(system: &dyn System, cause: &str) {
     system.prepare(&[(k(1), 10)]).unwrap();
     let mut s = begun(system, Level::Serializable);
     s.write(&k(1), 11).unwrap();
     s.append(&k(1), 1).unwrap();
     s.kill_switch().expect("a kill switch").kill();
     let err = s.read(&k(1)).unwrap_err();
-    assert_eq!((err.failure, err.session_lost), (Failure::Aborted, true), "{err}");
-    for err in [s.commit().unwrap_err(), s.begin(Level::Serializable).unwrap_err()] {
-        assert_eq!((err.failure, err.session_lost), (Failure::Aborted, true), "{err}");
+    for err in [err, s.commit().unwrap_err(), s.begin(Level::Serializable).unwrap_err()] {
+        assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, cause, true), "{err}");
     }
     assert_eq!(registers(system), rows([(1, 10)]));
     assert_eq!(list(system, &k(1)), Vec::<i64>::new());
 }
 
 /// A session killed between transactions: its next `begin` fails with `session_lost`.
-pub fn a_session_killed_while_idle_fails_its_next_begin(system: &dyn System) {
+pub fn a_session_killed_while_idle_fails_its_next_begin(system: &dyn System, cause: &str) {
     system.prepare(&[]).unwrap();
     let mut s = begun(system, Level::Serializable);
     s.append(&k(1), 1).unwrap();
     s.commit().unwrap();
     s.kill_switch().expect("a kill switch").kill();
     let err = s.begin(Level::Serializable).unwrap_err();
-    assert_eq!((err.failure, err.session_lost), (Failure::Aborted, true), "{err}");
+    assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, cause, true), "{err}");
     assert_eq!(list(system, &k(1)), vec![1], "what committed before the kill stays");
 }
