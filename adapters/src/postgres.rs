@@ -6,7 +6,7 @@
 //!
 //! The isolation level is set per transaction (`BEGIN ISOLATION LEVEL ...`). Repeatable read is
 //! snapshot isolation in PostgreSQL (Ports & Grittner 2012), and serializable is SSI over it (Cahill et
-//! al. 2008). Errors are classified by [`classify`]: serialization failures and deadlocks are aborts; a
+//! al. 2008). Errors are classified by `classify`: serialization failures and deadlocks are aborts; a
 //! connection lost during COMMIT is indeterminate, lost before it an abort (the server rolls back).
 //! The kill switch terminates the session's backend from a separate admin connection.
 
@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use ::postgres::types::ToSql;
+use ::postgres::types::{FromSql, ToSql};
 use ::postgres::{Client, Config, NoTls, Row, Statement};
 use histories::{Key, Predicate, Rows};
 
@@ -28,9 +28,17 @@ use crate::txn_state::Tracked;
 pub struct PostgresSystem {
     config: Config,
     version: String,
-    /// Every run's tables this system created and has not dropped yet; the last is the current run's.
-    tables: Mutex<Vec<Tables>>,
+    tables: Mutex<Created>,
     admin: Arc<Admin>,
+}
+
+/// The tables this system created and has not dropped yet.
+#[derive(Default)]
+struct Created {
+    /// The current run's.
+    current: Option<Tables>,
+    /// Earlier runs' that could not be dropped yet (a session still held them).
+    stale: Vec<Tables>,
 }
 
 /// One run's two tables.
@@ -81,12 +89,12 @@ impl PostgresSystem {
             "SELECT pg_terminate_backend($1)"
         };
         let admin = Arc::new(Admin { config: config.clone(), client: Mutex::new(Some(client)), terminate });
-        Ok(PostgresSystem { config, version, tables: Mutex::new(Vec::new()), admin })
+        Ok(PostgresSystem { config, version, tables: Mutex::default(), admin })
     }
 
     /// The current run's table names (lists, registers), once prepared.
     pub fn tables(&self) -> Option<(String, String)> {
-        lock(&self.tables).last().map(|t| (t.lists.clone(), t.registers.clone()))
+        lock(&self.tables).current.as_ref().map(|t| (t.lists.clone(), t.registers.clone()))
     }
 
     fn client(&self) -> Result<Client, AdapterError> {
@@ -138,8 +146,9 @@ impl System for PostgresSystem {
         let mut client = self.client()?;
         client.batch_execute(&format!("SET lock_timeout = '{DROP_LOCK_TIMEOUT}'")).map_err(unavailable)?;
         let mut created = lock(&self.tables);
-        let old = std::mem::take(&mut *created);
-        *created = Self::drop_tables(&mut client, old);
+        let mut old = std::mem::take(&mut created.stale);
+        old.extend(created.current.take());
+        created.stale = Self::drop_tables(&mut client, old);
 
         let tables = Tables::fresh();
         let mut txn = client.transaction().map_err(unavailable)?;
@@ -158,12 +167,12 @@ impl System for PostgresSystem {
             })?;
         }
         txn.commit().map_err(unavailable)?;
-        created.push(tables);
+        created.current = Some(tables);
         Ok(())
     }
 
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
-        let tables = lock(&self.tables).last().cloned().ok_or_else(|| AdapterError::Unavailable {
+        let tables = lock(&self.tables).current.clone().ok_or_else(|| AdapterError::Unavailable {
             system: "postgres",
             message: "connect before prepare: no tables yet".into(),
         })?;
@@ -177,14 +186,15 @@ impl System for PostgresSystem {
 
 impl Drop for PostgresSystem {
     fn drop(&mut self) {
-        let tables = std::mem::take(&mut *lock(&self.tables));
-        if tables.is_empty() {
+        let Created { current, mut stale } = std::mem::take(&mut *lock(&self.tables));
+        stale.extend(current);
+        if stale.is_empty() {
             return;
         }
         if let Ok(mut client) = self.client()
             && client.batch_execute(&format!("SET lock_timeout = '{DROP_LOCK_TIMEOUT}'")).is_ok()
         {
-            Self::drop_tables(&mut client, tables);
+            Self::drop_tables(&mut client, stale);
         }
     }
 }
@@ -288,7 +298,15 @@ fn fault(e: &::postgres::Error, client_closed: bool) -> Fault {
 /// statement timeout (when the URL sets them).
 const ABORTS: [&str; 5] = ["40001", "40P01", "23505", "55P03", "57014"];
 
-/// What an error means for the history: the table the module doc summarises.
+/// What an error means for the history. (A COMMIT after a failed statement, which PostgreSQL answers
+/// with ROLLBACK, never reaches here: the session's transaction state answers it, as an abort.)
+///
+/// | error                                          | before COMMIT              | in answer to COMMIT           |
+/// |------------------------------------------------|----------------------------|-------------------------------|
+/// | connection lost (closed, I/O, 08xxx, 57P01-03) | Aborted, session lost      | Indeterminate, session lost   |
+/// | 40001, 40P01, 23505, 55P03, 57014              | Aborted                    | Aborted                       |
+/// | any other SQLSTATE                             | Fatal (bad SQL, no table)  | Aborted (the server rolled back) |
+/// | an error of the client itself                  | Fatal                      | Fatal                         |
 fn classify(fault: Fault, committing: bool, message: String) -> TxnError {
     match fault {
         // The server rolls back a transaction whose connection is gone, unless its COMMIT got there first.
@@ -330,12 +348,9 @@ fn level_sql(level: Level) -> &'static str {
     }
 }
 
-fn decode<T>(
-    row: &Row,
-    i: usize,
-    get: impl FnOnce(&Row, usize) -> Result<T, ::postgres::Error>,
-) -> Result<T, TxnError> {
-    get(row, i).map_err(|e| TxnError::fatal("postgres-client", message(&e)))
+/// A row's column, or a fatal error if it does not decode.
+fn column<'a, T: FromSql<'a>>(row: &'a Row, i: usize) -> Result<T, TxnError> {
+    row.try_get(i).map_err(|e| TxnError::fatal("postgres-client", message(&e)))
 }
 
 impl Session for PgConn {
@@ -346,7 +361,7 @@ impl Session for PgConn {
     fn read_list(&mut self, key: &Key) -> Result<Vec<i64>, TxnError> {
         let sql = format!("SELECT v FROM {} WHERE k = $1", self.tables.lists);
         let rows = self.query(sql, &[&key_text(key)])?;
-        rows.first().map_or(Ok(Vec::new()), |row| decode(row, 0, |r, i| r.try_get(i)))
+        rows.first().map_or(Ok(Vec::new()), |row| column(row, 0))
     }
 
     fn append(&mut self, key: &Key, element: i64) -> Result<(), TxnError> {
@@ -360,7 +375,7 @@ impl Session for PgConn {
     fn read(&mut self, key: &Key) -> Result<Option<i64>, TxnError> {
         let sql = format!("SELECT v FROM {} WHERE k = $1", self.tables.registers);
         let rows = self.query(sql, &[&key_text(key)])?;
-        rows.first().map(|row| decode(row, 0, |r, i| r.try_get(i))).transpose()
+        rows.first().map(|row| column(row, 0)).transpose()
     }
 
     fn write(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
@@ -388,8 +403,8 @@ impl Session for PgConn {
         let rows = self.query(sql, &params)?;
         rows.iter()
             .map(|row| {
-                let key: String = decode(row, 0, |r, i| r.try_get(i))?;
-                Ok((key_of_text(&key)?, decode(row, 1, |r, i| r.try_get(i))?))
+                let key: &str = column(row, 0)?;
+                Ok((key_of_text(key)?, column(row, 1)?))
             })
             .collect()
     }
