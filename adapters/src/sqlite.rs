@@ -100,8 +100,8 @@ impl SqliteSystem {
     /// little, as a lock wait in any system would, rather than turning every brief overlap into an
     /// abort. Small: a longer wait only hides contention, and stalls scripted interleavings that expect
     /// a blocked step to resolve. SQLite itself never waits where waiting could deadlock (a transaction
-    /// that already read and now wants to write gets `SQLITE_BUSY` at once), so the timeout does not
-    /// change which transactions can commit, only how long a queued one waits.
+    /// that already read and now wants to write gets `SQLITE_BUSY` at once), so the timeout changes how
+    /// often a transaction is refused, never what a committed one could see.
     pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_millis(100);
 
     /// A fresh database in a new temporary directory, in WAL mode.
