@@ -3,7 +3,9 @@
 //! whole transactions (the runner) and scripted step-by-step interleavings (Hermitage scenarios) drive
 //! the same code. Each adapter maps the requested isolation level onto its system honestly and says how
 //! ([`LevelSupport`]); each classifies failures the way a history needs them: certainly without effect
-//! (`fail`) or indeterminate (`info`). This crate neither generates workloads nor records histories.
+//! (`fail`) or indeterminate (`info`). The two SQL adapters share one client-side transaction state: a
+//! failed statement ends its transaction at once, as in the engine, so an abort never holds locks while
+//! the caller decides what to do. This crate neither generates workloads nor records histories.
 //!
 //! ```
 //! use adapters::{EngineSystem, Level, System};
@@ -21,8 +23,14 @@
 
 mod engine_system;
 mod level;
+mod postgres;
 mod session;
+mod sql;
+mod sqlite;
+mod txn_state;
 
+pub use self::postgres::PostgresSystem;
 pub use engine_system::EngineSystem;
 pub use level::{Level, LevelSupport, ParseLevelError};
 pub use session::{AdapterError, Failure, KillSwitch, Session, System, TxnError};
+pub use sqlite::{ParseSqliteBeginError, SqliteBegin, SqliteSystem};

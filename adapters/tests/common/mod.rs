@@ -1,0 +1,151 @@
+//! Checks every SQL adapter must pass, shared by `tests/sqlite.rs` and `tests/postgres.rs`: each takes a
+//! system, prepares it, and asserts through the [`Session`] interface alone, reading what is durable
+//! through a fresh session.
+
+use adapters::{Failure, Level, Session, System, TxnError};
+use histories::{Key, Predicate, Rows};
+
+pub fn k(i: i64) -> Key {
+    Key::Int(i)
+}
+
+/// A fresh session with a transaction open at `level`.
+pub fn begun(system: &dyn System, level: Level) -> Box<dyn Session> {
+    let mut session = system.connect().expect("connect");
+    session.begin(level).expect("begin");
+    session
+}
+
+/// Every register, as a fresh serializable transaction reads it.
+pub fn registers(system: &dyn System) -> Rows {
+    let mut session = begun(system, Level::Serializable);
+    let rows = session.scan(&Predicate::True).expect("scan");
+    session.commit().expect("commit");
+    rows
+}
+
+/// A list, as a fresh serializable transaction reads it.
+pub fn list(system: &dyn System, key: &Key) -> Vec<i64> {
+    let mut session = begun(system, Level::Serializable);
+    let list = session.read_list(key).expect("read_list");
+    session.commit().expect("commit");
+    list
+}
+
+pub fn rows<K: Into<Key>>(rows: impl IntoIterator<Item = (K, i64)>) -> Rows {
+    rows.into_iter().map(|(k, v)| (k.into(), v)).collect()
+}
+
+/// Asserts that an error is an abort with this cause, on a session still usable.
+pub fn assert_aborted(result: Result<impl std::fmt::Debug, TxnError>, cause: &str) {
+    let err = result.expect_err("expected an abort");
+    assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, cause, false), "{err}");
+}
+
+pub fn statements_round_trip(system: &dyn System) {
+    system.prepare(&[(k(1), 10), (k(2), 20), (k(3), -1)]).unwrap();
+    let mut s = begun(system, Level::Serializable);
+    assert_eq!(s.read_list(&k(1)).unwrap(), Vec::<i64>::new(), "a missing list reads as empty");
+    s.append(&k(1), 5).unwrap();
+    s.append(&k(1), -6).unwrap();
+    s.append(&k(7), 1).unwrap();
+    assert_eq!(s.read_list(&k(1)).unwrap(), vec![5, -6]);
+    assert_eq!(s.read(&k(1)).unwrap(), Some(10), "lists and registers never meet");
+    assert_eq!(s.read(&k(9)).unwrap(), None);
+    s.write(&k(1), 11).unwrap();
+    s.write(&k(4), 40).unwrap();
+    s.insert(&k(5), 50).unwrap();
+    assert!(s.delete(&k(2)).unwrap());
+    assert!(!s.delete(&k(2)).unwrap(), "already deleted");
+    assert!(!s.delete(&k(9)).unwrap(), "never existed");
+    let all = rows([(1, 11), (3, -1), (4, 40), (5, 50)]);
+    assert_eq!(s.scan(&Predicate::True).unwrap(), all);
+    assert_eq!(s.scan(&Predicate::Eq(40)).unwrap(), rows([(4, 40)]));
+    assert_eq!(s.scan(&Predicate::Mod { m: 2, r: 1 }).unwrap(), rows([(1, 11)]), "-1 % 2 is -1 in SQL");
+    assert_eq!(s.scan(&Predicate::Mod { m: 2, r: -1 }).unwrap(), rows([(3, -1)]));
+    assert_eq!(s.scan(&Predicate::Mod { m: 0, r: 0 }).unwrap(), Rows::new(), "nothing is 0 mod 0");
+    s.commit().unwrap();
+
+    assert_eq!(registers(system), all);
+    assert_eq!(list(system, &k(1)), vec![5, -6]);
+    assert_eq!(list(system, &k(7)), vec![1]);
+    for predicate in
+        [Predicate::True, Predicate::Eq(-1), Predicate::Mod { m: 3, r: 2 }, Predicate::Mod { m: -3, r: -1 }]
+    {
+        let expected: Rows = all.iter().filter(|(_, v)| predicate.matches(**v)).map(|(k, v)| (k.clone(), *v)).collect();
+        let mut s = begun(system, Level::Serializable);
+        assert_eq!(s.scan(&predicate).unwrap(), expected, "the database agrees with Predicate::matches on {predicate}");
+        s.commit().unwrap();
+    }
+}
+
+pub fn string_keys_keep_their_type(system: &dyn System) {
+    system.prepare(&[(Key::from("x"), 1), (Key::from("1"), 2)]).unwrap();
+    let mut s = begun(system, Level::Serializable);
+    assert_eq!(s.read(&k(1)).unwrap(), None, "the integer key 1 is not the string key \"1\"");
+    s.append(&Key::from("1"), 3).unwrap();
+    s.append(&k(1), 4).unwrap();
+    s.commit().unwrap();
+    assert_eq!(registers(system), rows([("x", 1), ("1", 2)]));
+    assert_eq!(list(system, &Key::from("1")), vec![3]);
+    assert_eq!(list(system, &k(1)), vec![4]);
+}
+
+/// `insert` of a key that exists aborts the transaction with `cause`; nothing it did stays; COMMIT
+/// then fails (the server answers it with ROLLBACK); the session goes on.
+pub fn an_insert_of_an_existing_key_aborts_without_effect(system: &dyn System, cause: &str) {
+    system.prepare(&[(k(1), 10)]).unwrap();
+    let mut s = begun(system, Level::Serializable);
+    s.write(&k(2), 20).unwrap();
+    assert_aborted(s.insert(&k(1), 11), cause);
+    assert_aborted(s.read(&k(1)), "in-failed-transaction");
+    assert_aborted(s.commit(), "in-failed-transaction");
+    assert_eq!(registers(system), rows([(1, 10)]));
+    s.begin(Level::Serializable).unwrap();
+    s.insert(&k(3), 30).unwrap();
+    s.commit().unwrap();
+    assert_eq!(registers(system), rows([(1, 10), (3, 30)]));
+}
+
+pub fn rollback_discards_and_needs_no_transaction(system: &dyn System) {
+    system.prepare(&[(k(1), 10)]).unwrap();
+    let mut s = system.connect().unwrap();
+    s.rollback().unwrap();
+    s.begin(Level::Serializable).unwrap();
+    s.write(&k(1), 11).unwrap();
+    s.append(&k(1), 1).unwrap();
+    s.rollback().unwrap();
+    s.rollback().unwrap();
+    assert_eq!(registers(system), rows([(1, 10)]));
+    assert_eq!(list(system, &k(1)), Vec::<i64>::new());
+    let err = s.read(&k(1)).unwrap_err();
+    assert_eq!((err.failure, err.cause.as_str()), (Failure::Fatal, "no-transaction"));
+}
+
+/// A session killed inside a transaction: its next statement fails with `session_lost`, certainly
+/// without effect; so does every later call; a fresh session works and sees nothing of it.
+pub fn a_killed_session_loses_its_transaction(system: &dyn System, cause: &str) {
+    system.prepare(&[(k(1), 10)]).unwrap();
+    let mut s = begun(system, Level::Serializable);
+    s.write(&k(1), 11).unwrap();
+    s.append(&k(1), 1).unwrap();
+    s.kill_switch().expect("a kill switch").kill();
+    let err = s.read(&k(1)).unwrap_err();
+    for err in [err, s.commit().unwrap_err(), s.begin(Level::Serializable).unwrap_err()] {
+        assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, cause, true), "{err}");
+    }
+    assert_eq!(registers(system), rows([(1, 10)]));
+    assert_eq!(list(system, &k(1)), Vec::<i64>::new());
+}
+
+/// A session killed between transactions: its next `begin` fails with `session_lost`.
+pub fn a_session_killed_while_idle_fails_its_next_begin(system: &dyn System, cause: &str) {
+    system.prepare(&[]).unwrap();
+    let mut s = begun(system, Level::Serializable);
+    s.append(&k(1), 1).unwrap();
+    s.commit().unwrap();
+    s.kill_switch().expect("a kill switch").kill();
+    let err = s.begin(Level::Serializable).unwrap_err();
+    assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, cause, true), "{err}");
+    assert_eq!(list(system, &k(1)), vec![1], "what committed before the kill stays");
+}

@@ -1,0 +1,282 @@
+//! The PostgreSQL adapter against a real server (`ISOCHECK_PG_URL`; `./scripts/test` starts one): the
+//! shared checks, then each level's behaviour and each failure class produced for real — write skew
+//! aborted with 40001 at serializable and allowed at repeatable read, concurrent updates, deadlocks,
+//! killed backends — and runs that share a server without meeting.
+//!
+//! Without `ISOCHECK_PG_URL` these tests print a notice and pass, unless `ISOCHECK_PG_REQUIRED` is set:
+//! then, as when the URL is set but the server does not answer, they fail.
+
+mod common;
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use adapters::{AdapterError, Failure, Level, LevelSupport, PostgresSystem, Session, System};
+use common::{assert_aborted, begun, k, list, registers, rows};
+
+fn url() -> Option<String> {
+    match std::env::var(PostgresSystem::URL_VAR) {
+        Ok(url) => Some(url),
+        Err(_) if std::env::var_os("ISOCHECK_PG_REQUIRED").is_some() => {
+            panic!("ISOCHECK_PG_REQUIRED is set, but {} is not", PostgresSystem::URL_VAR)
+        }
+        Err(_) => {
+            eprintln!("notice: {} is not set; this PostgreSQL test checks nothing", PostgresSystem::URL_VAR);
+            None
+        }
+    }
+}
+
+fn system() -> Option<PostgresSystem> {
+    let url = url()?;
+    Some(PostgresSystem::new(&url).unwrap_or_else(|e| panic!("PostgreSQL at {url} does not answer: {e}")))
+}
+
+/// A direct connection, to look at the server behind the adapter's back.
+fn psql() -> postgres::Client {
+    let url = url().expect("a URL");
+    postgres::Client::connect(&url, postgres::NoTls).unwrap()
+}
+
+fn table_exists(client: &mut postgres::Client, name: &str) -> bool {
+    client.query_one("SELECT to_regclass($1) IS NOT NULL", &[&name]).unwrap().get(0)
+}
+
+#[test]
+fn statements_round_trip() {
+    let Some(system) = system() else { return };
+    common::statements_round_trip(&system);
+}
+
+#[test]
+fn string_keys_keep_their_type() {
+    let Some(system) = system() else { return };
+    common::string_keys_keep_their_type(&system);
+}
+
+#[test]
+fn an_insert_of_an_existing_key_aborts_without_effect() {
+    let Some(system) = system() else { return };
+    common::an_insert_of_an_existing_key_aborts_without_effect(&system, "23505");
+}
+
+#[test]
+fn rollback_discards_and_needs_no_transaction() {
+    let Some(system) = system() else { return };
+    common::rollback_discards_and_needs_no_transaction(&system);
+}
+
+#[test]
+fn a_killed_session_loses_its_transaction() {
+    let Some(system) = system() else { return };
+    common::a_killed_session_loses_its_transaction(&system, "connection lost");
+}
+
+#[test]
+fn a_session_killed_while_idle_fails_its_next_begin() {
+    let Some(system) = system() else { return };
+    common::a_session_killed_while_idle_fails_its_next_begin(&system, "connection lost");
+}
+
+/// Two doctors on call; each transaction sees both on call and takes one off.
+fn write_skew(system: &PostgresSystem, level: Level) -> [Result<(), adapters::TxnError>; 2] {
+    system.prepare(&[(k(1), 1), (k(2), 1)]).unwrap();
+    let (mut a, mut b) = (begun(system, level), begun(system, level));
+    for s in [&mut a, &mut b] {
+        assert_eq!(s.scan(&histories::Predicate::Eq(1)).unwrap(), rows([(1, 1), (2, 1)]));
+    }
+    let a_result = a.write(&k(1), 0).and_then(|()| a.commit());
+    let b_result = b.write(&k(2), 0).and_then(|()| b.commit());
+    [a_result, b_result]
+}
+
+#[test]
+fn a_write_skew_at_serializable_aborts_one_transaction_with_40001() {
+    let Some(system) = system() else { return };
+    let [a, b] = write_skew(&system, Level::Serializable);
+    a.unwrap();
+    assert_aborted(b, "40001");
+    assert_eq!(registers(&system), rows([(1, 0), (2, 1)]), "b left no trace");
+}
+
+#[test]
+fn a_write_skew_at_repeatable_read_commits_both_as_snapshot_isolation_allows() {
+    let Some(system) = system() else { return };
+    for level in [Level::RepeatableRead, Level::SnapshotIsolation] {
+        let [a, b] = write_skew(&system, level);
+        a.unwrap();
+        b.unwrap();
+        assert_eq!(registers(&system), rows([(1, 0), (2, 0)]), "{level}: nobody on call");
+    }
+}
+
+#[test]
+fn a_concurrent_update_at_repeatable_read_aborts_with_40001() {
+    let Some(system) = system() else { return };
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let (mut a, mut b) = (begun(&system, Level::RepeatableRead), begun(&system, Level::RepeatableRead));
+    assert_eq!(a.read(&k(1)).unwrap(), Some(0));
+    assert_eq!(b.read(&k(1)).unwrap(), Some(0));
+    a.write(&k(1), 1).unwrap();
+    a.append(&k(1), 1).unwrap();
+    a.commit().unwrap();
+    assert_aborted(b.write(&k(1), 2), "40001");
+    assert_aborted(b.commit(), "in-failed-transaction");
+    assert_eq!(registers(&system), rows([(1, 1)]), "b left no trace");
+}
+
+/// Runs `second` on another thread while `first` holds a row lock, commits `first` after `hold`, and
+/// returns what `second` returned and how long it took.
+fn blocked_behind<T: Send>(
+    first: &mut dyn Session,
+    hold: Duration,
+    second: impl FnOnce() -> T + Send,
+) -> (T, Duration) {
+    thread::scope(|scope| {
+        let waiter = scope.spawn(|| {
+            let started = Instant::now();
+            (second(), started.elapsed())
+        });
+        thread::sleep(hold);
+        first.commit().unwrap();
+        waiter.join().unwrap()
+    })
+}
+
+#[test]
+fn concurrent_appends_at_read_committed_both_land_because_the_upsert_is_one_statement() {
+    let Some(system) = system() else { return };
+    system.prepare(&[]).unwrap();
+    let mut a = begun(&system, Level::ReadCommitted);
+    a.append(&k(1), 1).unwrap();
+    let mut b = begun(&system, Level::ReadCommitted);
+    let (appended, waited) =
+        blocked_behind(&mut *a, Duration::from_millis(200), || b.append(&k(1), 2).and_then(|()| b.commit()));
+    appended.unwrap();
+    assert!(waited >= Duration::from_millis(100), "b waited for a's row lock only {waited:?}");
+    assert_eq!(list(&system, &k(1)), vec![1, 2]);
+}
+
+#[test]
+fn a_concurrent_append_at_repeatable_read_aborts_with_40001() {
+    let Some(system) = system() else { return };
+    system.prepare(&[]).unwrap();
+    let mut a = begun(&system, Level::RepeatableRead);
+    a.append(&k(1), 1).unwrap();
+    let mut b = begun(&system, Level::RepeatableRead);
+    assert_eq!(b.read_list(&k(1)).unwrap(), Vec::<i64>::new(), "b's snapshot");
+    let (appended, _) = blocked_behind(&mut *a, Duration::from_millis(100), || b.append(&k(1), 2));
+    assert_aborted(appended, "40001");
+    assert_eq!(list(&system, &k(1)), vec![1]);
+}
+
+#[test]
+fn a_deadlock_aborts_one_transaction_with_40p01() {
+    let Some(system) = system() else { return };
+    system.prepare(&[(k(1), 0), (k(2), 0)]).unwrap();
+    let (mut a, mut b) = (begun(&system, Level::ReadCommitted), begun(&system, Level::ReadCommitted));
+    a.write(&k(1), 1).unwrap();
+    b.write(&k(2), 2).unwrap();
+    let (a_result, b_result) = thread::scope(|scope| {
+        let a_waits = scope.spawn(|| a.write(&k(2), 1).and_then(|()| a.commit()));
+        thread::sleep(Duration::from_millis(100));
+        let b_result = b.write(&k(1), 2).and_then(|()| b.commit());
+        (a_waits.join().unwrap(), b_result)
+    });
+    let (aborted, committed) = match (a_result, b_result) {
+        (Err(e), Ok(())) => (e, rows([(1, 2), (2, 2)])),
+        (Ok(()), Err(e)) => (e, rows([(1, 1), (2, 1)])),
+        other => panic!("expected exactly one deadlock victim, got {other:?}"),
+    };
+    assert_eq!((aborted.failure, aborted.cause.as_str(), aborted.session_lost), (Failure::Aborted, "40P01", false));
+    assert_eq!(registers(&system), committed, "the victim left no trace");
+}
+
+#[test]
+fn each_transaction_runs_at_its_own_level() {
+    let Some(system) = system() else { return };
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let mut reader = system.connect().unwrap();
+    let mut writer = system.connect().unwrap();
+    for level in [Level::ReadCommitted, Level::RepeatableRead, Level::Serializable, Level::ReadCommitted] {
+        reader.begin(level).unwrap();
+        let first = reader.read(&k(1)).unwrap().unwrap();
+        writer.begin(Level::ReadCommitted).unwrap();
+        writer.write(&k(1), first + 1).unwrap();
+        writer.commit().unwrap();
+        let second = reader.read(&k(1)).unwrap().unwrap();
+        reader.commit().unwrap();
+        // Read committed sees each statement's latest commit; the others read one snapshot.
+        let expected = if level == Level::ReadCommitted { first + 1 } else { first };
+        assert_eq!(second, expected, "{level}: read {first}, then {second}");
+    }
+}
+
+#[test]
+fn levels_map_as_postgresql_names_them() {
+    let Some(system) = system() else { return };
+    let native = |name: &str| LevelSupport::Native { name: name.into() };
+    assert_eq!(system.level(Level::ReadCommitted), native("READ COMMITTED"));
+    assert_eq!(
+        system.level(Level::SnapshotIsolation),
+        LevelSupport::Mapped {
+            to: "REPEATABLE READ".into(),
+            why: "PostgreSQL's repeatable read is snapshot isolation".into()
+        }
+    );
+    assert_eq!(system.level(Level::RepeatableRead), native("REPEATABLE READ"));
+    assert_eq!(system.level(Level::Serializable), native("SERIALIZABLE"));
+    assert!(system.version().starts_with("PostgreSQL "), "{}", system.version());
+}
+
+#[test]
+fn a_commit_sent_to_a_killed_backend_is_indeterminate() {
+    let Some(system) = system() else { return };
+    system.prepare(&[]).unwrap();
+    let mut s = begun(&system, Level::Serializable);
+    s.append(&k(1), 1).unwrap();
+    s.kill_switch().unwrap().kill();
+    // The COMMIT meets the backend's farewell: the client cannot tell whether the server committed first.
+    let err = s.commit().unwrap_err();
+    assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Indeterminate, "connection lost", true));
+    assert_eq!(list(&system, &k(1)), Vec::<i64>::new(), "here, in fact, it had not");
+}
+
+#[test]
+fn two_systems_prepared_at_once_use_different_tables() {
+    let Some(one) = system() else { return };
+    let Some(two) = system() else { return };
+    one.prepare(&[(k(1), 1)]).unwrap();
+    two.prepare(&[(k(1), 2)]).unwrap();
+    assert_ne!(one.tables(), two.tables());
+    let mut s = begun(&one, Level::Serializable);
+    s.write(&k(1), 10).unwrap();
+    s.append(&k(1), 10).unwrap();
+    s.commit().unwrap();
+    assert_eq!(registers(&two), rows([(1, 2)]));
+    assert_eq!(list(&two, &k(1)), Vec::<i64>::new());
+    assert_eq!(registers(&one), rows([(1, 10)]));
+}
+
+#[test]
+fn prepare_drops_the_previous_runs_tables_and_dropping_the_system_drops_the_last() {
+    let Some(system) = system() else { return };
+    let mut client = psql();
+    system.prepare(&[]).unwrap();
+    let (lists, registers) = system.tables().unwrap();
+    assert!(table_exists(&mut client, &lists) && table_exists(&mut client, &registers));
+    system.prepare(&[]).unwrap();
+    assert!(!table_exists(&mut client, &lists) && !table_exists(&mut client, &registers));
+    let (lists, registers) = system.tables().unwrap();
+    drop(system);
+    assert!(!table_exists(&mut client, &lists) && !table_exists(&mut client, &registers));
+}
+
+#[test]
+fn connecting_before_prepare_or_to_no_server_is_unavailable() {
+    let Some(system) = system() else { return };
+    assert!(matches!(system.connect().err(), Some(AdapterError::Unavailable { system: "postgres", .. })));
+    // Nothing listens on port 1 of the loopback address.
+    let nowhere = PostgresSystem::new("postgres://isocheck@127.0.0.1:1/isocheck?connect_timeout=2");
+    assert!(matches!(nowhere.err(), Some(AdapterError::Unavailable { system: "postgres", .. })));
+}

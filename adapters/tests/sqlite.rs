@@ -1,0 +1,193 @@
+//! The SQLite adapter against real SQLite: the shared checks, then how SQLite's single writer shows up —
+//! busy errors recorded as aborts that left no trace, and `BEGIN IMMEDIATE` queueing writers.
+
+mod common;
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use adapters::{Failure, Level, LevelSupport, SqliteBegin, SqliteSystem, System};
+use common::{assert_aborted, begun, k, list, registers, rows};
+
+fn deferred() -> SqliteSystem {
+    SqliteSystem::new(SqliteBegin::Deferred).unwrap()
+}
+
+fn immediate(busy_timeout: Duration) -> SqliteSystem {
+    SqliteSystem::new(SqliteBegin::Immediate).unwrap().with_busy_timeout(busy_timeout)
+}
+
+#[test]
+fn statements_round_trip() {
+    common::statements_round_trip(&deferred());
+}
+
+#[test]
+fn string_keys_keep_their_type() {
+    common::string_keys_keep_their_type(&deferred());
+}
+
+#[test]
+fn an_insert_of_an_existing_key_aborts_without_effect() {
+    common::an_insert_of_an_existing_key_aborts_without_effect(&deferred(), "SQLITE_CONSTRAINT");
+}
+
+#[test]
+fn rollback_discards_and_needs_no_transaction() {
+    common::rollback_discards_and_needs_no_transaction(&deferred());
+}
+
+#[test]
+fn a_killed_session_loses_its_transaction() {
+    common::a_killed_session_loses_its_transaction(&deferred(), "killed");
+}
+
+#[test]
+fn a_session_killed_while_idle_fails_its_next_begin() {
+    common::a_session_killed_while_idle_fails_its_next_begin(&deferred(), "killed");
+}
+
+#[test]
+fn a_deferred_writer_whose_snapshot_is_stale_gets_sqlite_busy_snapshot_and_leaves_no_trace() {
+    let system = deferred();
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let mut a = begun(&system, Level::Serializable);
+    assert_eq!(a.read(&k(1)).unwrap(), Some(0), "a's snapshot");
+    let mut b = begun(&system, Level::Serializable);
+    b.write(&k(1), 1).unwrap();
+    b.commit().unwrap();
+    // Had SQLite let a write on its stale snapshot, b's update would be lost.
+    assert_aborted(a.write(&k(1), 2), "SQLITE_BUSY_SNAPSHOT");
+    assert_aborted(a.commit(), "in-failed-transaction");
+    assert_eq!(registers(&system), rows([(1, 1)]));
+    a.begin(Level::Serializable).unwrap();
+    assert_eq!(a.read(&k(1)).unwrap(), Some(1), "the session goes on, on a fresh snapshot");
+    a.commit().unwrap();
+}
+
+#[test]
+fn a_deferred_reader_that_wants_to_write_while_another_writes_gets_sqlite_busy_at_once() {
+    // A long busy timeout: SQLite still does not wait, since a reader waiting for the writer could deadlock.
+    let system = deferred().with_busy_timeout(Duration::from_secs(5));
+    system.prepare(&[(k(1), 0), (k(2), 0)]).unwrap();
+    let mut a = begun(&system, Level::Serializable);
+    a.write(&k(1), 1).unwrap();
+    let mut b = begun(&system, Level::Serializable);
+    assert_eq!(b.read(&k(1)).unwrap(), Some(0), "WAL readers are not blocked by the writer");
+    let started = Instant::now();
+    assert_aborted(b.append(&k(2), 2), "SQLITE_BUSY");
+    assert!(started.elapsed() < Duration::from_secs(2), "waited {:?}", started.elapsed());
+    a.commit().unwrap();
+    assert_eq!(registers(&system), rows([(1, 1), (2, 0)]));
+    assert_eq!(list(&system, &k(2)), Vec::<i64>::new(), "b left no trace");
+}
+
+/// Starts `second` on another thread while `first` holds the write lock, commits `first` after `hold`,
+/// and returns how long `second` took.
+fn queued_behind(first: &mut dyn adapters::Session, hold: Duration, second: impl FnOnce() + Send) -> Duration {
+    thread::scope(|scope| {
+        let waiter = scope.spawn(|| {
+            let started = Instant::now();
+            second();
+            started.elapsed()
+        });
+        thread::sleep(hold);
+        first.commit().unwrap();
+        waiter.join().unwrap()
+    })
+}
+
+#[test]
+fn a_deferred_transaction_whose_first_statement_writes_waits_for_the_writer() {
+    let system = deferred().with_busy_timeout(Duration::from_secs(5));
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let mut a = begun(&system, Level::Serializable);
+    a.write(&k(1), 1).unwrap();
+    let waited = queued_behind(&mut *a, Duration::from_millis(200), || {
+        let mut b = begun(&system, Level::Serializable);
+        b.append(&k(2), 1).unwrap();
+        assert_eq!(b.read(&k(1)).unwrap(), Some(1), "b's snapshot starts after a committed");
+        b.commit().unwrap();
+    });
+    assert!(waited >= Duration::from_millis(100), "b waited only {waited:?}");
+}
+
+#[test]
+fn begin_immediate_serializes_writers() {
+    let system = immediate(Duration::from_secs(5));
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let mut a = begun(&system, Level::Serializable);
+    assert_eq!(a.read(&k(1)).unwrap(), Some(0));
+    a.write(&k(1), 1).unwrap();
+    let waited = queued_behind(&mut *a, Duration::from_millis(200), || {
+        let mut b = begun(&system, Level::Serializable);
+        assert_eq!(b.read(&k(1)).unwrap(), Some(1), "b began after a committed: no stale snapshot to abort");
+        b.write(&k(1), 2).unwrap();
+        b.commit().unwrap();
+    });
+    assert!(waited >= Duration::from_millis(100), "b's BEGIN waited only {waited:?}");
+    assert_eq!(registers(&system), rows([(1, 2)]));
+}
+
+#[test]
+fn begin_immediate_that_outwaits_the_busy_timeout_is_an_abort_and_the_session_goes_on() {
+    let system = immediate(Duration::from_millis(50));
+    system.prepare(&[]).unwrap();
+    let mut a = begun(&system, Level::Serializable);
+    let mut b = system.connect().unwrap();
+    assert_aborted(b.begin(Level::Serializable), "SQLITE_BUSY");
+    a.commit().unwrap();
+    b.begin(Level::Serializable).unwrap();
+    b.commit().unwrap();
+}
+
+#[test]
+fn every_level_runs_as_serializable_and_says_so() {
+    let system = deferred();
+    for level in Level::ALL {
+        let expected = match level {
+            Level::Serializable => LevelSupport::Native { name: "serializable".into() },
+            _ => LevelSupport::Mapped {
+                to: "serializable".into(),
+                why: "SQLite has one isolation level: serializable, by a single writer (WAL readers see a snapshot)"
+                    .into(),
+            },
+        };
+        assert_eq!(system.level(level), expected, "{level}");
+    }
+}
+
+#[test]
+fn the_database_is_a_wal_file_in_a_directory_that_goes_with_the_system() {
+    let system = SqliteSystem::new(SqliteBegin::Immediate).unwrap();
+    let path = system.path().to_path_buf();
+    assert!(system.version().starts_with("SQLite 3."), "{}", system.version());
+    assert!(system.version().contains("BEGIN IMMEDIATE"), "{}", system.version());
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |row| row.get(0)).unwrap();
+    assert_eq!(mode, "wal");
+    drop(conn);
+    drop(system);
+    assert!(!path.exists(), "{} outlived its system", path.display());
+}
+
+#[test]
+fn a_kill_ends_a_session_waiting_for_the_write_lock_when_its_busy_timeout_ends() {
+    let system = immediate(SqliteSystem::DEFAULT_BUSY_TIMEOUT);
+    system.prepare(&[]).unwrap();
+    let mut a = begun(&system, Level::Serializable);
+    let mut b = system.connect().unwrap();
+    let kill = b.kill_switch().unwrap();
+    let (err, waited) = thread::scope(|scope| {
+        let waiter = scope.spawn(move || {
+            let started = Instant::now();
+            (b.begin(Level::Serializable).unwrap_err(), started.elapsed())
+        });
+        thread::sleep(Duration::from_millis(20));
+        kill.kill();
+        waiter.join().unwrap()
+    });
+    assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, "killed", true), "{err}");
+    assert!(waited < Duration::from_secs(2), "waited {waited:?}");
+    a.commit().unwrap();
+}
