@@ -134,6 +134,25 @@ pub struct RunArgs {
     #[command(flatten)]
     pub shape: ShapeFlags,
 
+    /// Inject faults while the clients run: kill-connections breaks every client's connection
+    /// (PostgreSQL: pg_terminate_backend; SQLite, engine: the session is dropped); commands runs
+    /// --nemesis-cmd and --heal-cmd alternately. Each fault is recorded in the history as an operation of
+    /// the nemesis process.
+    #[arg(long, value_enum)]
+    pub nemesis: Option<NemesisName>,
+
+    /// How often the nemesis acts.
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "1s")]
+    pub nemesis_every: Duration,
+
+    /// With --nemesis commands: a shell command that breaks something.
+    #[arg(long, value_name = "CMD", requires = "heal_cmd")]
+    pub nemesis_cmd: Option<String>,
+
+    /// With --nemesis commands: a shell command that heals what --nemesis-cmd broke.
+    #[arg(long, value_name = "CMD", requires = "nemesis_cmd")]
+    pub heal_cmd: Option<String>,
+
     /// SQLite only: how transactions begin (deferred takes the write lock at the first write, immediate
     /// at BEGIN).
     #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
@@ -193,6 +212,15 @@ pub enum RunWorkloadName {
     ListAppend,
     /// Writes of unique values to registers, and reads (Elle's rw-register).
     RwRegister,
+}
+
+/// `--nemesis`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NemesisName {
+    /// Break every client's connection.
+    KillConnections,
+    /// Run --nemesis-cmd, then --heal-cmd, alternately.
+    Commands,
 }
 
 /// `--sqlite-begin`.

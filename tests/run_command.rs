@@ -5,22 +5,12 @@ mod util;
 
 use util::isocheck;
 
-/// Runs `isocheck run` with these extra flags into a temporary directory; returns the exit code and the
-/// JSON result.
 fn run(extra: &[&str]) -> (i32, serde_json::Value, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
-    let mut args = vec!["run", "--format", "json", "--out", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    let output = isocheck(&args, None);
-    assert!(!output.stderr.contains("panicked"), "{}", output.stderr);
-    let json: serde_json::Value =
-        serde_json::from_str(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", output.stdout));
-    (output.code, json, dir)
+    util::run_json(extra)
 }
 
 fn types(json: &serde_json::Value) -> Vec<String> {
-    json["anomaly_types"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect()
+    util::anomaly_types(json)
 }
 
 #[test]

@@ -46,3 +46,40 @@ pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     std::fs::write(&path, text).expect("the file is written");
     (dir, path)
 }
+
+/// PostgreSQL's URL for tests that need a server: `ISOCHECK_PG_URL`. Under the test command
+/// (`ISOCHECK_PG_REQUIRED` set) a missing server is a failure, never a skip; run alone without either
+/// variable, the test says so and passes vacuously.
+pub fn pg_url(test: &str) -> Option<String> {
+    match std::env::var("ISOCHECK_PG_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ if std::env::var_os("ISOCHECK_PG_REQUIRED").is_some() => {
+            panic!("{test} needs PostgreSQL: ISOCHECK_PG_REQUIRED is set but ISOCHECK_PG_URL is not")
+        }
+        _ => {
+            eprintln!("{test}: skipped, no PostgreSQL (set ISOCHECK_PG_URL, or run ./scripts/test)");
+            None
+        }
+    }
+}
+
+/// Runs `isocheck run` with these flags into a fresh temporary directory; returns the exit code, the
+/// JSON result and the directory (which holds `run/history.jsonl`).
+pub fn run_json(extra: &[&str]) -> (i32, serde_json::Value, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("run");
+    let mut args = vec!["run", "--format", "json", "--out", out.to_str().expect("a UTF-8 path")];
+    args.extend_from_slice(extra);
+    let output = isocheck(&args, None);
+    assert!(!output.stderr.contains("panicked"), "{}", output.stderr);
+    let json: serde_json::Value = serde_json::from_str(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: stdout {} stderr {}", output.stdout, output.stderr));
+    (output.code, json, dir)
+}
+
+/// The anomaly types of a JSON result.
+pub fn anomaly_types(json: &serde_json::Value) -> Vec<String> {
+    json["anomaly_types"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
+}

@@ -24,7 +24,8 @@ fn check(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &text, |b, text| {
             b.iter(|| {
-                let history = histories::parse(text, Format::JsonLines, "bench.jsonl").expect("a generated history parses");
+                let history =
+                    histories::parse(text, Format::JsonLines, "bench.jsonl").expect("a generated history parses");
                 let result = checker::check(&history, &checker::Options::default()).expect("it checks");
                 assert_eq!(result.valid, checker::Validity::Valid);
             });

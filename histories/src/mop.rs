@@ -50,7 +50,7 @@ impl Predicate {
             Predicate::True => true,
             Predicate::Eq(v) => value == v,
             // SQL's `%` truncates toward zero, and so does this, so a history agrees with the database.
-            Predicate::Mod { m, r } => m != 0 && value % m == r,
+            Predicate::Mod { m, r } => m != 0 && value.wrapping_rem(m) == r,
         }
     }
 }

@@ -6,14 +6,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use adapters::{EngineSystem, System};
+use adapters::{EngineSystem, PostgresSystem, SqliteBegin, SqliteSystem, System};
 use anyhow::{Context, bail};
 use checker::{CheckResult, Options};
 use generators::{KeyDist, Params};
 use serde_json::json;
 
-use crate::cli::{DbName, OutputFormat, RunArgs, RunWorkloadName};
+use crate::cli::{self, DbName, NemesisName, OutputFormat, RunArgs, RunWorkloadName};
 use crate::exit;
+use crate::runner::nemesis::Fault;
 use crate::runner::workload::{ListAppendWorkload, RwRegisterWorkload, Workload};
 use crate::runner::{self, Limit, RunConfig, RunOutcome};
 
@@ -41,6 +42,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         clients: usize::from(args.clients),
         limit,
         progress: true,
+        nemesis: nemesis(args)?,
     };
     let outcome = runner::run(&config)?;
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
@@ -68,14 +70,54 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     Ok(exit::for_validity(result.valid))
 }
 
-fn open_system(args: &RunArgs) -> anyhow::Result<Arc<dyn System>> {
+fn nemesis(args: &RunArgs) -> anyhow::Result<Option<(Fault, std::time::Duration)>> {
+    let fault = match (args.nemesis, &args.nemesis_cmd, &args.heal_cmd) {
+        (None, None, _) => return Ok(None),
+        (None, Some(_), _) => bail!("--nemesis-cmd needs --nemesis commands"),
+        (Some(NemesisName::KillConnections), None, _) => Fault::KillConnections,
+        (Some(NemesisName::KillConnections), Some(_), _) => {
+            bail!("--nemesis-cmd goes with --nemesis commands, not kill-connections")
+        }
+        (Some(NemesisName::Commands), Some(b), Some(h)) => {
+            Fault::Commands { break_cmd: b.clone(), heal_cmd: h.clone() }
+        }
+        (Some(NemesisName::Commands), _, _) => bail!("--nemesis commands needs --nemesis-cmd and --heal-cmd"),
+    };
+    if args.nemesis_every.is_zero() {
+        bail!("--nemesis-every must be longer than zero");
+    }
+    Ok(Some((fault, args.nemesis_every)))
+}
+
+/// Opens the system under test the flags name; an unreachable system is an error (exit 2).
+pub fn open_system(args: &RunArgs) -> anyhow::Result<Arc<dyn System>> {
     let defect = args.defect.as_deref().map(str::parse::<engine::Defect>).transpose()?;
     if defect.is_some() && args.db != DbName::Engine {
-        bail!("--defect plants a defect in the embedded engine; it cannot be used with --db {:?}", args.db);
+        bail!("--defect plants a defect in the embedded engine; it cannot be used with --db {}", db_name(args.db));
     }
-    match args.db {
-        DbName::Engine => Ok(Arc::new(EngineSystem::new(defect))),
-        DbName::Sqlite | DbName::Postgres => bail!("--db {:?} is not available in this build yet", args.db),
+    Ok(match args.db {
+        DbName::Engine => Arc::new(EngineSystem::new(defect)),
+        DbName::Sqlite => {
+            let begin = match args.sqlite_begin {
+                cli::SqliteBegin::Deferred => SqliteBegin::Deferred,
+                cli::SqliteBegin::Immediate => SqliteBegin::Immediate,
+            };
+            Arc::new(SqliteSystem::new(begin)?)
+        }
+        DbName::Postgres => {
+            let url = args.url.as_deref().with_context(|| {
+                format!("--db postgres needs --url or {} (postgres://user@host:port/database)", PostgresSystem::URL_VAR)
+            })?;
+            Arc::new(PostgresSystem::new(url)?)
+        }
+    })
+}
+
+fn db_name(db: DbName) -> &'static str {
+    match db {
+        DbName::Engine => "engine",
+        DbName::Sqlite => "sqlite",
+        DbName::Postgres => "postgres",
     }
 }
 
@@ -103,7 +145,7 @@ fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
         return Ok(dir.clone());
     }
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace(':', "");
-    let base = Path::new("runs").join(format!("{stamp}-{:?}-{}", args.db, args.isolation).to_lowercase());
+    let base = Path::new("runs").join(format!("{stamp}-{}-{}", db_name(args.db), args.isolation));
     let mut dir = base.clone();
     let mut n = 1;
     while dir.exists() {
@@ -135,6 +177,10 @@ fn summary(
         "seed": args.seed,
         "clients": args.clients,
         "defect": args.defect,
+        "nemesis": args.nemesis.map(|n| match n {
+            NemesisName::KillConnections => "kill-connections".to_string(),
+            NemesisName::Commands => format!("commands ({} / {})", args.nemesis_cmd.as_deref().unwrap_or(""), args.heal_cmd.as_deref().unwrap_or("")),
+        }),
         "started_at": humantime::format_rfc3339_seconds(started_at).to_string(),
         "ok": outcome.ok,
         "fail": outcome.fail,

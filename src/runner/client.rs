@@ -38,6 +38,7 @@ impl Client {
     }
 
     pub(crate) fn run(mut self) -> anyhow::Result<Record> {
+        self.shared.switches.set(self.id, self.session.kill_switch());
         while self.shared.claim().is_some() {
             let Some(plan) = self.workload.next(self.id) else { break };
             self.transaction(plan)?;
@@ -88,12 +89,29 @@ impl Client {
                     self.record.fail += 1;
                 }
                 if e.session_lost {
-                    self.session =
-                        self.system.connect().map_err(|e| anyhow!("client {} could not reconnect: {e}", self.id))?;
+                    self.reconnect()?;
                 }
             }
         }
         Ok(())
+    }
+
+    /// Replaces a lost session. A system briefly unreachable (a nemesis at work) gets a few tries.
+    fn reconnect(&mut self) -> anyhow::Result<()> {
+        let mut last = None;
+        for attempt in 0..50 {
+            match self.system.connect() {
+                Ok(session) => {
+                    self.session = session;
+                    self.shared.switches.set(self.id, self.session.kill_switch());
+                    return Ok(());
+                }
+                Err(e) => last = Some(e),
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20 * (attempt + 1)));
+        }
+        self.shared.stop.store(true, Ordering::Relaxed);
+        Err(anyhow!("client {} could not reconnect: {}", self.id, last.map_or_else(String::new, |e| e.to_string())))
     }
 
     /// Begins, runs the body, commits; on any failure rolls back and returns it.

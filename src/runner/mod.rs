@@ -7,6 +7,7 @@
 //! the system the adapter's, and the verdict the checker's.
 
 mod client;
+pub mod nemesis;
 mod recorder;
 pub mod workload;
 
@@ -20,6 +21,7 @@ use anyhow::Context;
 use histories::History;
 
 use self::client::Client;
+use self::nemesis::{Fault, KillSwitches};
 use self::recorder::Clock;
 use self::workload::Workload;
 
@@ -46,6 +48,8 @@ pub struct RunConfig {
     pub limit: Limit,
     /// Whether to draw a progress bar on stderr (only drawn on a terminal).
     pub progress: bool,
+    /// Faults to inject while the clients run, and how often.
+    pub nemesis: Option<(Fault, Duration)>,
 }
 
 /// What a run did.
@@ -69,6 +73,9 @@ pub(crate) struct Shared {
     pub(crate) invoked: AtomicU64,
     pub(crate) completed: AtomicU64,
     pub(crate) stop: AtomicBool,
+    /// Every client has finished: the nemesis stops too.
+    pub(crate) finished: AtomicBool,
+    pub(crate) switches: KillSwitches,
     pub(crate) limit: Limit,
     pub(crate) clock: Clock,
     pub(crate) clients: usize,
@@ -97,6 +104,8 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         invoked: AtomicU64::new(0),
         completed: AtomicU64::new(0),
         stop: AtomicBool::new(false),
+        finished: AtomicBool::new(false),
+        switches: KillSwitches::new(config.clients),
         limit: config.limit,
         clock: Clock::start(),
         clients: config.clients,
@@ -117,14 +126,22 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let records = std::thread::scope(|scope| -> anyhow::Result<Vec<recorder::Record>> {
         let handles: Vec<_> = clients.into_iter().map(|client| scope.spawn(move || client.run())).collect();
+        let nemesis = config.nemesis.as_ref().map(|(fault, every)| {
+            let shared = &shared;
+            scope.spawn(move || nemesis::run(fault, *every, &shared.switches, shared))
+        });
         while handles.iter().any(|h| !h.is_finished()) {
             progress.set_position(shared.completed.load(Ordering::Relaxed));
             std::thread::sleep(Duration::from_millis(50));
         }
+        shared.finished.store(true, Ordering::Relaxed);
         let mut records = Vec::new();
         for handle in handles {
             let record = handle.join().map_err(|_| anyhow::anyhow!("a client thread panicked"))??;
             records.push(record);
+        }
+        if let Some(nemesis) = nemesis {
+            records.push(nemesis.join().map_err(|_| anyhow::anyhow!("the nemesis thread panicked"))?);
         }
         Ok(records)
     });
