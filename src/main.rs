@@ -5,7 +5,6 @@
 mod cli;
 mod commands;
 mod exit;
-mod runner;
 
 use std::process::ExitCode;
 

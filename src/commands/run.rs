@@ -14,9 +14,9 @@ use serde_json::json;
 
 use crate::cli::{self, DbName, NemesisName, OutputFormat, RunArgs, RunWorkloadName};
 use crate::exit;
-use crate::runner::nemesis::Fault;
-use crate::runner::workload::{ListAppendWorkload, RwRegisterWorkload, Workload};
-use crate::runner::{self, Limit, RunConfig, RunOutcome};
+use isocheck::runner::nemesis::Fault;
+use isocheck::runner::workload::{ListAppendWorkload, RwRegisterWorkload, Workload};
+use isocheck::runner::{self, Limit, RunConfig, RunOutcome};
 
 /// Transactions in a run when neither --txns nor --duration is given.
 const DEFAULT_TXNS: u64 = 10_000;
@@ -43,6 +43,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         limit,
         progress: true,
         nemesis: nemesis(args)?,
+        record: true,
     };
     let outcome = runner::run(&config)?;
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;

@@ -63,13 +63,17 @@ impl Client {
 
     fn transaction(&mut self, plan: TxnPlan) -> anyhow::Result<()> {
         let TxnPlan { f, invoke, body } = plan;
-        let invocation = self.op(OpType::Invoke, &f, invoke.clone(), None);
-        self.record.ops.push(invocation);
+        if self.shared.record {
+            let invocation = self.op(OpType::Invoke, &f, invoke.clone(), None);
+            self.record.ops.push(invocation);
+        }
         let outcome = self.attempt(body);
         match outcome {
             Ok(executed) => {
-                let done = self.op(OpType::Ok, &f, executed, None);
-                self.record.ops.push(done);
+                if self.shared.record {
+                    let done = self.op(OpType::Ok, &f, executed, None);
+                    self.record.ops.push(done);
+                }
                 self.record.ok += 1;
             }
             Err(e) => {
@@ -78,8 +82,10 @@ impl Client {
                     return Err(anyhow!("client {}: {e}", self.id));
                 }
                 let kind = if e.failure == Failure::Indeterminate { OpType::Info } else { OpType::Fail };
-                let done = self.op(kind, &f, unknown_reads(&invoke), Some(e.cause.clone()));
-                self.record.ops.push(done);
+                if self.shared.record {
+                    let done = self.op(kind, &f, unknown_reads(&invoke), Some(e.cause.clone()));
+                    self.record.ops.push(done);
+                }
                 *self.record.causes.entry(e.cause.clone()).or_default() += 1;
                 if kind == OpType::Info {
                     self.record.info += 1;

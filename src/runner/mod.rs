@@ -50,6 +50,8 @@ pub struct RunConfig {
     pub progress: bool,
     /// Faults to inject while the clients run, and how often.
     pub nemesis: Option<(Fault, Duration)>,
+    /// Whether to record the history (off only to measure what recording costs).
+    pub record: bool,
 }
 
 /// What a run did.
@@ -79,6 +81,7 @@ pub(crate) struct Shared {
     pub(crate) limit: Limit,
     pub(crate) clock: Clock,
     pub(crate) clients: usize,
+    pub(crate) record: bool,
 }
 
 impl Shared {
@@ -109,6 +112,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         limit: config.limit,
         clock: Clock::start(),
         clients: config.clients,
+        record: config.record,
     });
     let mut clients = Vec::with_capacity(config.clients);
     for c in 0..config.clients {

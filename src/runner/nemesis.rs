@@ -59,7 +59,7 @@ impl KillSwitches {
 }
 
 /// Runs the nemesis every `every` until the run stops; returns its record.
-pub fn run(fault: &Fault, every: Duration, switches: &KillSwitches, shared: &Shared) -> Record {
+pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, shared: &Shared) -> Record {
     let mut record = Record::default();
     let mut breaking = true;
     loop {
