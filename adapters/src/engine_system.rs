@@ -9,7 +9,7 @@ use engine::{Defect, Engine, EngineConfig, Error as EngineError, Isolation, Sess
 use histories::{Key, Predicate, Rows};
 
 use crate::level::{Level, LevelSupport};
-use crate::session::{AdapterError, Failure, KillSwitch, Session, System, TxnError};
+use crate::session::{AdapterError, Change, Failure, KillSwitch, Session, System, TxnError};
 
 /// The embedded engine.
 pub struct EngineSystem {
@@ -97,6 +97,14 @@ fn from_engine_key(key: &engine::Key) -> Key {
     }
 }
 
+fn engine_predicate(predicate: &Predicate) -> engine::Predicate {
+    match *predicate {
+        Predicate::True => engine::Predicate::All,
+        Predicate::Eq(v) => engine::Predicate::Eq(v),
+        Predicate::Mod { m, r } => engine::Predicate::Mod { modulus: m, remainder: r },
+    }
+}
+
 fn isolation(level: Level) -> Isolation {
     match level {
         Level::ReadCommitted => Isolation::ReadCommitted,
@@ -173,12 +181,7 @@ impl Session for EngineSession {
     }
 
     fn scan(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
-        let predicate = match *predicate {
-            Predicate::True => engine::Predicate::All,
-            Predicate::Eq(v) => engine::Predicate::Eq(v),
-            Predicate::Mod { m, r } => engine::Predicate::Mod { modulus: m, remainder: r },
-        };
-        let rows = self.session.scan(.., predicate).map_err(|e| self.error(e))?;
+        let rows = self.session.scan(.., engine_predicate(predicate)).map_err(|e| self.error(e))?;
         let mut out = Rows::new();
         for (key, value) in rows {
             // Lists share the key space; a predicate read is over the registers only.
@@ -187,6 +190,28 @@ impl Session for EngineSession {
             }
         }
         Ok(out)
+    }
+
+    fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
+        // The engine's predicate delete returns the keys it deleted; the values they held come from a
+        // scan in the same transaction just before.
+        let seen = self.scan(predicate)?;
+        let deleted = self.session.delete_where(.., engine_predicate(predicate)).map_err(|e| self.error(e))?;
+        Ok(deleted.iter().map(from_engine_key).filter_map(|k| seen.get(&k).map(|v| (k, *v))).collect())
+    }
+
+    fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
+        // The SQL systems learn the value a SET overwrote only from an equality predicate; the engine
+        // keeps the same contract so a script means the same thing everywhere.
+        change.value_seen(predicate, 0)?;
+        let seen = self.scan(predicate)?;
+        let mut changed = Vec::with_capacity(seen.len());
+        for (key, old) in seen {
+            let new = change.apply(old);
+            self.write(&key, new)?;
+            changed.push((key, old, new));
+        }
+        Ok(changed)
     }
 
     fn commit(&mut self) -> Result<(), TxnError> {

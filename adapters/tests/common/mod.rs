@@ -149,3 +149,27 @@ pub fn a_session_killed_while_idle_fails_its_next_begin(system: &dyn System, cau
     assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, cause, true), "{err}");
     assert_eq!(list(system, &k(1)), vec![1], "what committed before the kill stays");
 }
+
+/// Predicate deletes and updates are one statement each and report what they saw and wrote: the shapes
+/// Hermitage's scripts use (`update test set value = value + 10`, `update ... set value = 12 where value
+/// = 10`, `delete from test where value = 20`).
+pub fn predicate_writes_report_what_they_saw(system: &dyn System) {
+    use adapters::Change;
+    system.prepare(&[(k(1), 10), (k(2), 20), (k(3), 33)]).unwrap();
+    let mut s = begun(system, Level::Serializable);
+    let mut changed = s.update_where(&Predicate::Mod { m: 10, r: 0 }, Change::Add(10)).unwrap();
+    changed.sort();
+    assert_eq!(changed, vec![(k(1), 10, 20), (k(2), 20, 30)]);
+    let set = s.update_where(&Predicate::Eq(30), Change::Set(31)).unwrap();
+    assert_eq!(set, vec![(k(2), 30, 31)]);
+    assert_eq!(s.delete_where(&Predicate::Eq(20)).unwrap(), rows([(1, 20)]));
+    assert_eq!(s.delete_where(&Predicate::Eq(99)).unwrap(), Rows::new(), "nothing matched, nothing deleted");
+    let refused = s.update_where(&Predicate::True, Change::Set(5)).unwrap_err();
+    assert_eq!(refused.failure, Failure::Fatal, "SET needs an equality predicate to know what it overwrote");
+    let _ = s.rollback();
+    let mut s = begun(system, Level::Serializable);
+    s.update_where(&Predicate::Mod { m: 10, r: 0 }, Change::Add(10)).unwrap();
+    s.delete_where(&Predicate::Eq(20)).unwrap();
+    s.commit().unwrap();
+    assert_eq!(registers(system), rows([(2, 30), (3, 33)]));
+}
