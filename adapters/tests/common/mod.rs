@@ -2,6 +2,7 @@
 //! system, prepares it, and asserts through the [`Session`] interface alone, reading what is durable
 //! through a fresh session.
 
+#![allow(dead_code)] // Each test binary runs the checks that apply to its system.
 use adapters::{Failure, Level, Session, System, TxnError};
 use histories::{Key, Predicate, Rows};
 
