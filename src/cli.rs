@@ -32,6 +32,11 @@ pub enum Command {
     /// Writes history.jsonl and run.json to --out (default: a fresh directory under runs/).
     /// Exit code: 0 valid, 1 an anomaly, 2 bad input, usage or an unreachable system, 3 unknown.
     Run(RunArgs),
+    /// Run every classic anomaly as a scripted interleaving (Hermitage's scenarios) on each system at
+    /// each level, judge each by the checker, and print the matrix.
+    ///
+    /// Exit code: 0 when it ran (whatever the matrix shows), 2 for bad input or an unreachable system.
+    Hermitage(HermitageArgs),
 }
 
 /// Flags of `isocheck check`.
@@ -230,4 +235,57 @@ pub enum SqliteBegin {
     Deferred,
     /// BEGIN IMMEDIATE.
     Immediate,
+}
+
+/// Flags of `isocheck hermitage`.
+#[derive(Debug, Args)]
+pub struct HermitageArgs {
+    /// The systems, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DbName::Engine])]
+    pub db: Vec<DbName>,
+
+    /// PostgreSQL's connection URL.
+    #[arg(long, env = "ISOCHECK_PG_URL", hide_env_values = true)]
+    pub url: Option<String>,
+
+    /// The levels, comma-separated; a level a system lacks is shown as such.
+    #[arg(long, value_delimiter = ',', default_values_t = [Level::ReadCommitted, Level::RepeatableRead, Level::Serializable])]
+    pub isolation: Vec<Level>,
+
+    /// A planted engine defect (engine only).
+    #[arg(long, value_name = "NAME")]
+    pub defect: Option<String>,
+
+    /// Only these scenarios (repeatable), by name: G0, G1a, ..., G2-two-edges.
+    #[arg(long = "scenario", value_name = "NAME")]
+    pub scenarios: Vec<String>,
+
+    /// Read scenarios from this directory of TOML files instead of the bundled ones (see hermitage/README.md).
+    #[arg(long, value_name = "DIR")]
+    pub scenario_dir: Option<PathBuf>,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = MatrixFormat::Text)]
+    pub format: MatrixFormat,
+
+    /// Also write matrix.json, matrix.md, matrix.html and each scenario's history to this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// SQLite only: how transactions begin.
+    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
+    pub sqlite_begin: SqliteBegin,
+}
+
+/// `--format` of the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatrixFormat {
+    /// A table for people.
+    Text,
+    /// One JSON object: {"matrix": [cells]}.
+    Json,
+    /// A Markdown table.
+    Markdown,
+    /// A self-contained HTML page.
+    Html,
 }

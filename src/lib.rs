@@ -1,5 +1,6 @@
 //! The `isocheck` package's library half: the runner that drives concurrent clients against a system
-//! under test and records the history. The command line (`src/main.rs`) is built on it; the benchmarks
-//! measure it directly.
+//! under test and records the history, and the Hermitage scenarios and their step runner. The command
+//! line (`src/main.rs`) is built on it; the benchmarks measure it directly.
 
+pub mod hermitage;
 pub mod runner;

@@ -2,7 +2,9 @@
 //! means bad input or usage (exit 2).
 
 mod check;
+mod hermitage;
 mod run;
+mod systems;
 
 use crate::cli::{Cli, Command};
 
@@ -11,5 +13,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Hermitage(args) => hermitage::run(&args),
     }
 }

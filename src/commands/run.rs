@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use adapters::{EngineSystem, PostgresSystem, SqliteBegin, SqliteSystem, System};
+use adapters::System;
 use anyhow::{Context, bail};
 use checker::{CheckResult, Options};
 use generators::{KeyDist, Params};
 use serde_json::json;
 
-use crate::cli::{self, DbName, NemesisName, OutputFormat, RunArgs, RunWorkloadName};
+use crate::cli::{NemesisName, OutputFormat, RunArgs, RunWorkloadName};
 use crate::exit;
 use isocheck::runner::nemesis::Fault;
 use isocheck::runner::workload::{ListAppendWorkload, RwRegisterWorkload, Workload};
@@ -93,33 +93,7 @@ fn nemesis(args: &RunArgs) -> anyhow::Result<Option<(Fault, std::time::Duration)
 /// Opens the system under test the flags name; an unreachable system is an error (exit 2).
 pub fn open_system(args: &RunArgs) -> anyhow::Result<Arc<dyn System>> {
     let defect = args.defect.as_deref().map(str::parse::<engine::Defect>).transpose()?;
-    if defect.is_some() && args.db != DbName::Engine {
-        bail!("--defect plants a defect in the embedded engine; it cannot be used with --db {}", db_name(args.db));
-    }
-    Ok(match args.db {
-        DbName::Engine => Arc::new(EngineSystem::new(defect)),
-        DbName::Sqlite => {
-            let begin = match args.sqlite_begin {
-                cli::SqliteBegin::Deferred => SqliteBegin::Deferred,
-                cli::SqliteBegin::Immediate => SqliteBegin::Immediate,
-            };
-            Arc::new(SqliteSystem::new(begin)?)
-        }
-        DbName::Postgres => {
-            let url = args.url.as_deref().with_context(|| {
-                format!("--db postgres needs --url or {} (postgres://user@host:port/database)", PostgresSystem::URL_VAR)
-            })?;
-            Arc::new(PostgresSystem::new(url)?)
-        }
-    })
-}
-
-fn db_name(db: DbName) -> &'static str {
-    match db {
-        DbName::Engine => "engine",
-        DbName::Sqlite => "sqlite",
-        DbName::Postgres => "postgres",
-    }
+    super::systems::open(args.db, args.url.as_deref(), defect, args.sqlite_begin)
 }
 
 fn workload(args: &RunArgs) -> anyhow::Result<Arc<dyn Workload>> {
@@ -146,7 +120,7 @@ fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
         return Ok(dir.clone());
     }
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace(':', "");
-    let base = Path::new("runs").join(format!("{stamp}-{}-{}", db_name(args.db), args.isolation));
+    let base = Path::new("runs").join(format!("{stamp}-{}-{}", super::systems::db_name(args.db), args.isolation));
     let mut dir = base.clone();
     let mut n = 1;
     while dir.exists() {
