@@ -19,13 +19,27 @@
 //! ```
 #![deny(missing_docs)]
 
+mod activity;
+mod cycle_layout;
+mod cycle_svg;
 mod dot;
+pub mod escape;
+mod kind_style;
 mod out_dir;
+mod report;
+mod run_summary;
+pub mod svg;
 mod text;
+mod verdicts;
 
+pub use activity::{Activity, Slice};
+pub use cycle_svg::cycle_svg;
 pub use dot::dot;
 pub use out_dir::write_out_dir;
+pub use report::{Invariant, Report};
+pub use run_summary::RunSummary;
 pub use text::{text, verdict_word};
+pub use verdicts::{Outcome, Subject, Verdict, verdicts};
 
 /// The result as one JSON object (DESIGN.md §3).
 pub fn json(result: &checker::CheckResult) -> String {
