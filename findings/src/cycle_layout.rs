@@ -105,7 +105,8 @@ pub fn layout(spec: &Spec) -> Layout {
     let (w, h) = (spec.node_width, spec.node_height);
     let widest_label = spec.edges.iter().map(|e| e.2).fold(0.0, f64::max);
     // Neighbouring centres are a chord apart: 2R sin(pi/n) must clear a box and a label.
-    let radius = if n == 1 { 0.0 } else { ((w.max(h) + GAP.max(widest_label * 0.6)) / (2.0 * (PI / n as f64).sin())).max(60.0) };
+    let radius =
+        if n == 1 { 0.0 } else { ((w.max(h) + GAP.max(widest_label * 0.6)) / (2.0 * (PI / n as f64).sin())).max(60.0) };
     let first = if n == 2 { PI } else { -PI / 2.0 };
     let nodes: Vec<Point> = (0..n)
         .map(|i| {
@@ -121,11 +122,7 @@ pub fn layout(spec: &Spec) -> Layout {
             let repeat = seen.iter().filter(|&&p| p == (from, to)).count();
             seen.push((from, to));
             let (a, b) = (nodes[from.min(n - 1)], nodes[to.min(n - 1)]);
-            if from == to {
-                self_loop(a, w, h, repeat, label_width)
-            } else {
-                curve(a, b, w, h, repeat, label_width)
-            }
+            if from == to { self_loop(a, w, h, repeat, label_width) } else { curve(a, b, w, h, repeat, label_width) }
         })
         .collect();
     // Shift everything so the top-left corner of what is drawn sits at the margin.

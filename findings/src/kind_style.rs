@@ -35,7 +35,6 @@ pub fn dot_style(kind: Kind) -> &'static str {
 }
 
 /// What the kind means, in a few words, for legends.
-#[allow(dead_code)] // Used by the HTML legend, next.
 pub fn meaning(kind: Kind) -> &'static str {
     match kind {
         Kind::Ww => "write-write: overwrote",

@@ -20,25 +20,37 @@
 #![deny(missing_docs)]
 
 mod activity;
+pub mod chart;
 mod cycle_layout;
 mod cycle_svg;
 mod dot;
 pub mod escape;
+mod graphviz;
+pub mod html;
+mod junit;
 mod kind_style;
+pub mod markdown;
 mod out_dir;
+pub mod page;
 mod report;
 mod run_summary;
 pub mod svg;
 mod text;
+mod timeline;
 mod verdicts;
 
 pub use activity::{Activity, Slice};
 pub use cycle_svg::cycle_svg;
 pub use dot::dot;
-pub use out_dir::write_out_dir;
+pub use graphviz::Graphviz;
+pub use html::report_html;
+pub use junit::{JunitOptions, report_junit};
+pub use markdown::report_markdown;
+pub use out_dir::{OutOptions, write_out_dir, write_report};
 pub use report::{Invariant, Report};
 pub use run_summary::RunSummary;
 pub use text::{text, verdict_word};
+pub use timeline::timeline_svg;
 pub use verdicts::{Outcome, Subject, Verdict, verdicts};
 
 /// The result as one JSON object (DESIGN.md §3).

@@ -84,10 +84,7 @@ impl RunSummary {
         push("planted defect", self.defect.clone().unwrap_or_default());
         push("nemesis", self.nemesis.clone().unwrap_or_default());
         push("started", self.started_at.clone());
-        push(
-            "transactions",
-            format!("{} ({} ok, {} fail, {} info)", self.txns(), self.ok, self.fail, self.info),
-        );
+        push("transactions", format!("{} ({} ok, {} fail, {} info)", self.txns(), self.ok, self.fail, self.info));
         push("abort rate", format!("{:.1}%", self.abort_rate() * 100.0));
         push("elapsed", format!("{:.3} s", self.elapsed_s));
         push("throughput", format!("{} txn/s", self.throughput_tps.round()));

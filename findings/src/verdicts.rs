@@ -4,8 +4,8 @@
 //! Elle's), so a report can say "snapshot-isolation holds, serializable does not" and a JUnit file can
 //! give each model its own test case.
 
-use checker::consistency_model::{UNKNOWN_ANOMALIES, anomalies_implying, anomalies_prohibited_by};
 use checker::CheckResult;
+use checker::consistency_model::{UNKNOWN_ANOMALIES, anomalies_implying, anomalies_prohibited_by};
 
 /// What a verdict is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
