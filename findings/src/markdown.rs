@@ -111,7 +111,7 @@ pub fn report_markdown(report: &Report<'_>) -> String {
     if let Some(run) = &report.run {
         out.push_str("\n### Run\n\n");
         let rows: Vec<Vec<String>> = run.rows().into_iter().map(|(k, v)| vec![md(&k), md(&v)]).collect();
-        out.push_str(&table(&["", ""], &rows));
+        out.push_str(&table(&["figure", "value"], &rows));
         if !run.aborts_by_cause.is_empty() {
             out.push_str("\nAborts by cause:\n\n");
             let max = run.aborts_by_cause.values().copied().max().unwrap_or(0) as f64;
@@ -130,7 +130,7 @@ pub fn report_markdown(report: &Report<'_>) -> String {
             out,
             "\nThroughput over time ({} slices, peak {} txn/s): `{spark}`",
             format_ns(activity.slice_ns),
-            peak.round()
+            crate::chart::figure(peak.round())
         );
     }
 

@@ -54,24 +54,24 @@ impl Svg {
 
     /// A `<title>` for the element just opened (a tooltip in browsers).
     pub fn title(&mut self, text: &str) {
-        let _ = write!(self.out, "<title>{}</title>", Xml(text));
+        let _ = writeln!(self.out, "<title>{}</title>", Xml(text));
     }
 
     /// Opens a group with these (constant, trusted) attributes.
     pub fn open_group(&mut self, attributes: &str) {
-        let _ = write!(self.out, "<g {attributes}>");
+        let _ = writeln!(self.out, "<g {attributes}>");
     }
 
     /// Closes the group opened last.
     pub fn close_group(&mut self) {
-        self.out.push_str("</g>");
+        self.out.push_str("</g>\n");
     }
 
     /// A rectangle.
     pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, attributes: &str) {
         let _ = write!(
             self.out,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {attributes}/>",
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {attributes}/>\n",
             n(x),
             n(y),
             n(w.max(0.0)),
@@ -83,7 +83,7 @@ impl Svg {
     pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, attributes: &str) {
         let _ = write!(
             self.out,
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {attributes}/>",
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {attributes}/>\n",
             n(x1),
             n(y1),
             n(x2),
@@ -96,7 +96,7 @@ impl Svg {
         let [a, b, c, d] = points;
         let _ = write!(
             self.out,
-            "<path d=\"M{} {} C{} {} {} {} {} {}\" fill=\"none\" {attributes}/>",
+            "<path d=\"M{} {} C{} {} {} {} {} {}\" fill=\"none\" {attributes}/>\n",
             n(a.0),
             n(a.1),
             n(b.0),
@@ -111,19 +111,19 @@ impl Svg {
     /// A filled polygon.
     pub fn polygon(&mut self, points: &[(f64, f64)], attributes: &str) {
         let pts: Vec<String> = points.iter().map(|p| format!("{},{}", n(p.0), n(p.1))).collect();
-        let _ = write!(self.out, "<polygon points=\"{}\" {attributes}/>", pts.join(" "));
+        let _ = writeln!(self.out, "<polygon points=\"{}\" {attributes}/>", pts.join(" "));
     }
 
     /// Text (escaped), with these (constant, trusted) attributes.
     pub fn text(&mut self, x: f64, y: f64, text: &str, attributes: &str) {
-        let _ = write!(self.out, "<text x=\"{}\" y=\"{}\" {attributes}>{}</text>", n(x), n(y), Xml(text));
+        let _ = writeln!(self.out, "<text x=\"{}\" y=\"{}\" {attributes}>{}</text>", n(x), n(y), Xml(text));
     }
 
     /// The finished document.
     pub fn finish(self) -> String {
         format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" \
-             role=\"img\" font-family=\"{FONT}\" font-size=\"12\">{}</svg>\n",
+             role=\"img\" font-family=\"{FONT}\" font-size=\"12\">\n{}</svg>\n",
             self.out,
             w = n(self.width),
             h = n(self.height),
