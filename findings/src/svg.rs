@@ -69,9 +69,9 @@ impl Svg {
 
     /// A rectangle.
     pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, attributes: &str) {
-        let _ = write!(
+        let _ = writeln!(
             self.out,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {attributes}/>\n",
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {attributes}/>",
             n(x),
             n(y),
             n(w.max(0.0)),
@@ -81,9 +81,9 @@ impl Svg {
 
     /// A straight line.
     pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, attributes: &str) {
-        let _ = write!(
+        let _ = writeln!(
             self.out,
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {attributes}/>\n",
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {attributes}/>",
             n(x1),
             n(y1),
             n(x2),
@@ -94,9 +94,9 @@ impl Svg {
     /// A cubic Bézier curve.
     pub fn cubic(&mut self, points: [(f64, f64); 4], attributes: &str) {
         let [a, b, c, d] = points;
-        let _ = write!(
+        let _ = writeln!(
             self.out,
-            "<path d=\"M{} {} C{} {} {} {} {} {}\" fill=\"none\" {attributes}/>\n",
+            "<path d=\"M{} {} C{} {} {} {} {} {}\" fill=\"none\" {attributes}/>",
             n(a.0),
             n(a.1),
             n(b.0),
