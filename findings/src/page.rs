@@ -28,7 +28,8 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6p
   overflow-x: auto; white-space: pre-wrap; word-break: break-word; }
 table { border-collapse: collapse; margin: 8px 0 16px; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: 5px 10px; border-bottom: 1px solid var(--line); word-break: break-word; }
-th { background: var(--panel); font-weight: 600; }
+th { background: var(--panel); font-weight: 600; word-break: normal; white-space: nowrap; }
+table.ops td:nth-child(-n+4), table.steps td:first-child, table.verdicts td:nth-child(-n+2) { white-space: nowrap; }
 table.facts th { width: 220px; background: none; font-weight: 500; color: var(--muted); }
 .badge { display: inline-block; padding: 1px 9px; border-radius: 10px; font-weight: 700; font-size: 13px; color: #fff; }
 .badge.valid, .badge.holds { background: var(--ok); }
