@@ -13,6 +13,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "isocheck", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
+    /// Log what isocheck does on stderr (repeat for more: -v steps, -vv files and figures, -vvv
+    /// everything). Results go to stdout either way.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
@@ -57,9 +62,22 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
 
-    /// Also write findings.json and a Graphviz DOT file per reported cycle into this directory.
+    /// Also write the findings into this directory: findings.json, report.html, report.md, junit.xml,
+    /// and a DOT file and an SVG picture per reported cycle under cycles/.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub report: ReportFlags,
+}
+
+/// How the findings files are drawn; shared by every command that writes them.
+#[derive(Debug, Args)]
+pub struct ReportFlags {
+    /// Draw cycles/*.svg with Graphviz's dot when it is installed (default: drawn in process, no
+    /// Graphviz needed; report.html always draws in process).
+    #[arg(long)]
+    pub graphviz: bool,
 }
 
 /// What to check for; shared by every command that checks.
@@ -166,9 +184,13 @@ pub struct RunArgs {
     #[command(flatten)]
     pub check: CheckFlags,
 
-    /// Where to write history.jsonl, run.json and the findings (default: a fresh directory under runs/).
+    /// Where to write history.jsonl, run.json and the findings (findings.json, report.html, report.md,
+    /// junit.xml, cycles/) (default: a fresh directory under runs/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub report: ReportFlags,
 
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]

@@ -7,24 +7,56 @@ use anyhow::Context;
 use checker::Options;
 use histories::{Format, History};
 
-use crate::cli::{CheckArgs, CheckFlags, OutputFormat};
+use crate::cli::{CheckArgs, CheckFlags, OutputFormat, ReportFlags};
 use crate::exit;
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     let (history, source) = read_history(&args.file)?;
+    log::info!("read {} operations from {source}", history.len());
     let options = options(&args.check)?;
-    let result = checker::check(&history, &options)?;
+    let result = check(&history, &options)?;
     let report = match args.format {
         OutputFormat::Text => findings::text(&result, &source),
         OutputFormat::Json => findings::json(&result) + "\n",
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(dir) = &args.out {
-        let written =
-            findings::write_out_dir(dir, &result).with_context(|| format!("writing findings to {}", dir.display()))?;
-        eprintln!("isocheck: wrote {} files to {}", written.len(), dir.display());
+        let report = findings::Report::check(&source, &result).with_history(&history);
+        write_report(dir, &report, &args.report)?;
     }
     Ok(exit::for_validity(result.valid))
+}
+
+/// Checks a history, with a spinner on stderr while it runs and its duration in the log.
+pub fn check(history: &History, options: &Options) -> anyhow::Result<checker::CheckResult> {
+    let spinner = isocheck::progress::spinner(format!("checking {} operations", history.len()));
+    let started = std::time::Instant::now();
+    let result = checker::check(history, options);
+    spinner.finish_and_clear();
+    let result = result?;
+    log::info!(
+        "checked {} transactions in {:.3} s: {} dependencies, {} cyclic components, verdict {}",
+        result.stats.txns,
+        started.elapsed().as_secs_f64(),
+        result.stats.edges.values().sum::<usize>(),
+        result.stats.cyclic_components,
+        findings::verdict_word(result.valid)
+    );
+    Ok(result)
+}
+
+/// Writes the findings files of `report` into `dir`, and says where on stderr.
+pub fn write_report(dir: &Path, report: &findings::Report<'_>, flags: &ReportFlags) -> anyhow::Result<()> {
+    let options = findings::OutOptions { graphviz: flags.graphviz, ..Default::default() };
+    let written = findings::write_report(dir, report, &options)
+        .with_context(|| format!("writing findings to {}", dir.display()))?;
+    eprintln!(
+        "isocheck: wrote {} files to {} (open {})",
+        written.len(),
+        dir.display(),
+        dir.join("report.html").display()
+    );
+    Ok(())
 }
 
 /// The checker options the flags ask for.

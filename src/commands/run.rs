@@ -59,10 +59,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         args.check.models.clone()
     };
     let options = Options::new(&models, &args.check.anomalies)?;
-    let result = checker::check(&outcome.history, &options)?;
+    log::info!(
+        "ran {} transactions in {:.3} s; checking against {}",
+        outcome.ok + outcome.fail + outcome.info,
+        outcome.elapsed.as_secs_f64(),
+        models.join(", ")
+    );
+    let result = super::check::check(&outcome.history, &options)?;
     let summary = summary(args, system.as_ref(), workload.as_ref(), &outcome, &out_dir, started_at);
     std::fs::write(out_dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
-    findings::write_out_dir(&out_dir, &result)?;
+    let report = findings::Report::check(history_path.display().to_string(), &result)
+        .with_history(&outcome.history)
+        .with_run(findings::RunSummary::from_json(&summary)?);
+    super::check::write_report(&out_dir, &report, &args.report)?;
     let report = match args.format {
         OutputFormat::Text => text(&summary, &result, &history_path),
         OutputFormat::Json => json(&summary, &result)? + "\n",
