@@ -54,6 +54,7 @@ mod engine;
 mod error;
 mod isolation;
 mod key;
+mod lock_wait;
 mod session;
 mod snapshot;
 mod ssi;
