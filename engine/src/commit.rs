@@ -6,9 +6,9 @@
 //! sees all of a commit or none of it. Write-write conflicts need no re-check here: the first-updater-wins rule in
 //! `version_chain.rs` already allows only one uncommitted version per key. Once its versions are installed (or, on
 //! rollback, removed), outside the commit lock, the transaction's own lock is released, waking the writers waiting
-//! for it (`lock_wait.rs`); they then find each key as this transaction left it. Does not own statements (`txn.rs`) or the
-//! bookkeeping after a transaction ends (`EngineInner::end_txn`). The protocol is timestamp-ordered snapshot
-//! isolation (Berenson et al. 1995) with SSI's pre-commit check (Ports & Grittner 2012 §5).
+//! for it (`lock_wait.rs`); they then find each key as this transaction left it. Does not own statements
+//! (`txn.rs`) or the bookkeeping after a transaction ends (`EngineInner::end_txn`). The protocol is timestamp-ordered
+//! snapshot isolation (Berenson et al. 1995) with SSI's pre-commit check (Ports & Grittner 2012 §5).
 
 use crate::defect::Defect;
 use crate::engine::EngineInner;

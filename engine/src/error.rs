@@ -4,12 +4,15 @@
 //! behind an SSI serialization failure. Does not own when they are raised. The concurrency errors follow
 //! PostgreSQL's SQLSTATEs, and each aborts the transaction and is worth retrying ([`Error::is_retryable`]):
 //!
-//! | error | PostgreSQL | raised |
-//! |---|---|---|
-//! | [`Error::WriteConflict`] | 40001, "could not serialize access due to concurrent update" | above read committed, by a write to a key that a transaction committed after this one's snapshot, whether it committed before the write or while the write waited for it |
-//! | [`Error::SerializationFailure`] | 40001, "... due to read/write dependencies among transactions" | at serializable, by SSI's dangerous-structure check |
-//! | [`Error::Deadlock`] | 40P01, "deadlock detected" | by a write that would wait for a transaction that (transitively) waits for this one |
-//! | [`Error::LockTimeout`] | 55P03, `lock_timeout` | by a wait that outlived [`crate::EngineConfig::lock_timeout`]: a last resort, never reached by a correct workload |
+//! - [`Error::WriteConflict`], PostgreSQL's 40001 "could not serialize access due to concurrent update": above read
+//!   committed, a write to a key that a transaction committed after this one's snapshot, whether it committed
+//!   before the write or while the write waited for it.
+//! - [`Error::SerializationFailure`], 40001 "... due to read/write dependencies among transactions": at
+//!   serializable, SSI's dangerous-structure check.
+//! - [`Error::Deadlock`], 40P01 "deadlock detected": a write that would wait for a transaction that (transitively)
+//!   waits for this one.
+//! - [`Error::LockTimeout`], 55P03 (`lock_timeout`): a wait that outlived [`crate::EngineConfig::lock_timeout`], a
+//!   last resort that a running workload never reaches.
 //!
 //! Any other statement error aborts the transaction too (PostgreSQL's "current transaction is aborted"), and the
 //! caller must `rollback` before `begin`.

@@ -3,12 +3,12 @@
 //! Several sessions run short transactions over a few keys, one statement at a time in a random interleaving, and
 //! commit or roll back at random. Each session runs on its own thread, driven step by step: a statement that waits
 //! for another transaction's write is left blocked, the schedule moves on without that session, and its result is
-//! taken when the transaction it waited for has ended (as Hermitage's scripts treat a blocked step). Afterwards the committed transactions are re-executed one after another against
-//! a plain `BTreeMap`, as redb's fuzzer checks against a reference (`fuzz/fuzz_targets/fuzz_redb.rs`): the commit
-//! order first, then a backtracking search over the other orders. Some order must reproduce every read, scan and
-//! delete result each transaction saw and the engine's final state; that is what serializability means for the
-//! committed transactions (Adya 1999). The same check must fail for some schedule when `ssi-off` is planted, which
-//! shows that it can.
+//! taken when the transaction it waited for has ended (as Hermitage's scripts treat a blocked step). Afterwards the
+//! committed transactions are re-executed one after another against a plain `BTreeMap`, as redb's fuzzer checks
+//! against a reference (`fuzz/fuzz_targets/fuzz_redb.rs`): the commit order first, then a backtracking search over
+//! the other orders. Some order must reproduce every read, scan and delete result each transaction saw and the
+//! engine's final state; that is what serializability means for the committed transactions (Adya 1999). The same
+//! check must fail for some schedule when `ssi-off` is planted, which shows that it can.
 
 mod support;
 
