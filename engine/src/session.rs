@@ -191,9 +191,16 @@ impl Session {
         self.statement(|txn, eng| txn.delete_where(eng, &range, predicate))
     }
 
-    /// A predicate update, `UPDATE SET value = value + delta WHERE predicate` (wrapping): adds `delta` to the rows
-    /// [`Session::scan`] would return, returning their keys; fails with [`Error::TypeMismatch`] on a matching list.
-    pub fn update_where(&mut self, range: impl RangeBounds<Key>, predicate: Predicate, delta: i64) -> Result<Vec<Key>> {
+    /// A predicate update, `UPDATE SET value = value + delta WHERE predicate RETURNING` (wrapping): adds `delta` to
+    /// the rows [`Session::scan`] would return, returning each key with its old and new value; fails with
+    /// [`Error::TypeMismatch`] on a matching list. At read committed a row another writer changed meanwhile is
+    /// re-checked and updated from its newest value.
+    pub fn update_where(
+        &mut self,
+        range: impl RangeBounds<Key>,
+        predicate: Predicate,
+        delta: i64,
+    ) -> Result<Vec<(Key, i64, i64)>> {
         let range = KeyRange::new(range);
         self.statement(|txn, eng| txn.update_where(eng, &range, predicate, delta))
     }

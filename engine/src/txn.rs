@@ -249,27 +249,34 @@ impl Txn {
     }
 
     /// A predicate update (`UPDATE SET value = value + delta WHERE ...`): adds `delta` (wrapping) to the rows
-    /// [`Txn::scan`] finds, returning the keys it updated. At read committed a row that a concurrent writer changed
-    /// is updated from its new value, and only if that still satisfies `predicate`, so no increment is lost.
+    /// [`Txn::scan`] finds, returning each updated key with the value it replaced and the new one. At read committed
+    /// a row that a concurrent writer changed is updated from its new value, and only if that still satisfies
+    /// `predicate`, so no increment is lost.
     pub(crate) fn update_where(
         &mut self,
         eng: &EngineInner,
         range: &KeyRange,
         predicate: Predicate,
         delta: i64,
-    ) -> Result<Vec<Key>> {
+    ) -> Result<Vec<(Key, i64, i64)>> {
         let rows = self.scan(eng, range, predicate)?;
         let mut updated = Vec::with_capacity(rows.len());
         for (key, _) in rows {
             let key_for_error = key.clone();
+            let mut replaced = None;
             let add = |row: Option<&Value>| match row {
                 Some(v) if !predicate.matches(v) => Ok(Change::Skip),
-                Some(Value::Int(v)) => Ok(Change::Set(Some(Value::Int(v.wrapping_add(delta))))),
+                Some(Value::Int(v)) => {
+                    replaced = Some(*v);
+                    Ok(Change::Set(Some(Value::Int(v.wrapping_add(delta)))))
+                }
                 Some(other) => Err(Error::TypeMismatch { key: key_for_error, found: other.type_name() }),
                 None => Ok(Change::Skip),
             };
-            if self.rewrite(eng, key.clone(), add)? {
-                updated.push(key);
+            if self.rewrite(eng, key.clone(), add)?
+                && let Some(old) = replaced
+            {
+                updated.push((key, old, old.wrapping_add(delta)));
             }
         }
         Ok(updated)

@@ -488,7 +488,7 @@ fn predicate_write_waits_and_rechecks_only_at_read_committed() {
         let (mut t1, mut t2) = (engine.session(), engine.session());
         t1.begin(level).unwrap();
         t2.begin(level).unwrap();
-        assert_eq!(t1.update_where(.., Predicate::All, 10).unwrap(), vec![k(1), k(2)]);
+        assert_eq!(t1.update_where(.., Predicate::All, 10).unwrap(), vec![(k(1), 10, 20), (k(2), 20, 30)]);
         let delete = blocks(t2, &t1, |t2| t2.delete_where(.., Predicate::Eq(20)));
         t1.commit().unwrap();
         let (mut t2, deleted) = delete.finish();
@@ -512,12 +512,12 @@ fn concurrent_increments_are_never_lost() {
         let (mut t1, mut t2) = (engine.session(), engine.session());
         t1.begin(level).unwrap();
         t2.begin(level).unwrap();
-        assert_eq!(t1.update_where(.., Predicate::All, 1).unwrap(), vec![k(1)]);
+        assert_eq!(t1.update_where(.., Predicate::All, 1).unwrap(), vec![(k(1), 10, 11)]);
         let second = blocks(t2, &t1, |t2| t2.update_where(.., Predicate::All, 1));
         t1.commit().unwrap();
         let (mut t2, second) = second.finish();
         if level == RC {
-            assert_eq!(second, Ok(vec![k(1)]));
+            assert_eq!(second, Ok(vec![(k(1), 11, 12)]), "T2 added to T1's committed value");
             t2.commit().unwrap();
             assert_eq!(committed(&engine, &[1]), vec![int(12)]);
         } else {
