@@ -1,7 +1,9 @@
 //! The embedded engine as a system under test: in process, no setup, with an optional planted defect. Its
 //! levels are read committed, snapshot isolation and serializable (SSI); repeatable read runs as snapshot
 //! isolation, which is what the engine (like PostgreSQL) offers under that name. Lists and registers live
-//! in one engine key space, lists under a `list:` prefix so the two tables never meet.
+//! in one engine key space, lists under a `list:` prefix so the two tables never meet. As in PostgreSQL, a
+//! write of a key another running transaction wrote blocks until that transaction ends; the engine's
+//! concurrency errors (a concurrent update, an SSI failure, a deadlock) map to aborts, as 40001 and 40P01 do.
 
 use std::sync::Arc;
 
@@ -127,6 +129,14 @@ impl EngineSession {
             EngineError::TypeMismatch { .. } | EngineError::NoTransaction | EngineError::TransactionInProgress => {
                 (Failure::Fatal, false)
             }
+            // The concurrency errors, PostgreSQL's 40001 (`write-conflict`, "could not serialize access due to
+            // concurrent update", and `serialization-failure`), 40P01 (`deadlock`) and 55P03 (`lock-timeout`):
+            // the engine rolled the transaction back, so it had no effect.
+            EngineError::WriteConflict { .. }
+            | EngineError::SerializationFailure { .. }
+            | EngineError::Deadlock { .. }
+            | EngineError::LockTimeout { .. } => (Failure::Aborted, false),
+            // A duplicate insert, or a statement after one of the above: the transaction is rolled back too.
             _ => (Failure::Aborted, false),
         };
         TxnError { failure, cause: e.cause().to_string(), message: e.to_string(), session_lost: lost }
@@ -270,6 +280,61 @@ mod tests {
         let err = b.commit().unwrap_err();
         assert_eq!(err.failure, Failure::Aborted);
         assert_eq!(err.cause, "serialization-failure");
+    }
+
+    /// A session on `system`'s engine with its kill handle, which also tells whether a statement is blocked.
+    fn session(system: &EngineSystem) -> (EngineSession, SessionHandle) {
+        let session = system.engine().session();
+        let handle = session.handle();
+        (EngineSession { session, committing: false }, handle)
+    }
+
+    /// Spins until the statement on the session behind `handle` waits for another transaction.
+    fn until_blocked(handle: &SessionHandle) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while handle.waiting_for().is_none() {
+            assert!(std::time::Instant::now() < deadline, "the statement did not block");
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn a_deadlock_is_an_abort_with_cause_deadlock() {
+        let system = EngineSystem::new(None);
+        system.prepare(&[(Key::Int(1), 1), (Key::Int(2), 1)]).unwrap();
+        let ((mut a, a_handle), (mut b, _)) = (session(&system), session(&system));
+        a.begin(Level::ReadCommitted).unwrap();
+        b.begin(Level::ReadCommitted).unwrap();
+        a.write(&Key::Int(1), 2).unwrap();
+        b.write(&Key::Int(2), 2).unwrap();
+        std::thread::scope(|s| {
+            let blocked = s.spawn(move || a.write(&Key::Int(2), 3).and_then(|()| a.commit()));
+            until_blocked(&a_handle);
+            let err = b.write(&Key::Int(1), 3).unwrap_err();
+            assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, "deadlock", false));
+            blocked.join().unwrap().unwrap();
+        });
+    }
+
+    #[test]
+    fn a_concurrent_update_is_an_abort() {
+        let system = EngineSystem::new(None);
+        system.prepare(&[(Key::Int(1), 1)]).unwrap();
+        let ((mut a, _), (mut b, b_handle)) = (session(&system), session(&system));
+        a.begin(Level::RepeatableRead).unwrap();
+        b.begin(Level::RepeatableRead).unwrap();
+        a.write(&Key::Int(1), 2).unwrap();
+        std::thread::scope(|s| {
+            let blocked = s.spawn(move || b.write(&Key::Int(1), 3));
+            until_blocked(&b_handle);
+            a.commit().unwrap();
+            let err = blocked.join().unwrap().unwrap_err();
+            assert_eq!(
+                (err.failure, err.cause.as_str(), err.session_lost),
+                (Failure::Aborted, "write-conflict", false)
+            );
+            assert!(err.message.contains("concurrent update"), "{}", err.message);
+        });
     }
 
     #[test]
