@@ -203,25 +203,36 @@ impl Session for EngineSession {
     }
 
     fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
-        // The engine's predicate delete returns the keys it deleted; the values they held come from a
-        // scan in the same transaction just before.
-        let seen = self.scan(predicate)?;
+        // The engine's predicate delete returns the keys it deleted (re-checking each row after a wait, as
+        // PostgreSQL does). An equality predicate says what they held; otherwise a scan just before does.
+        let seen = match predicate {
+            Predicate::Eq(_) => Rows::new(),
+            _ => self.scan(predicate)?,
+        };
         let deleted = self.session.delete_where(.., engine_predicate(predicate)).map_err(|e| self.error(e))?;
-        Ok(deleted.iter().map(from_engine_key).filter_map(|k| seen.get(&k).map(|v| (k, *v))).collect())
+        Ok(deleted
+            .iter()
+            .map(from_engine_key)
+            .filter_map(|k| {
+                let value = match predicate {
+                    Predicate::Eq(v) => Some(*v),
+                    _ => seen.get(&k).copied(),
+                };
+                value.map(|v| (k, v))
+            })
+            .collect())
     }
 
     fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
-        // The SQL systems learn the value a SET overwrote only from an equality predicate; the engine
-        // keeps the same contract so a script means the same thing everywhere.
-        change.value_seen(predicate, 0)?;
-        let seen = self.scan(predicate)?;
-        let mut changed = Vec::with_capacity(seen.len());
-        for (key, old) in seen {
-            let new = change.apply(old);
-            self.write(&key, new)?;
-            changed.push((key, old, new));
-        }
-        Ok(changed)
+        // One engine statement, so read committed re-checks a row it waited for: a SET over an equality
+        // predicate is the addition that takes the matched value to the new one.
+        let delta = match (change, predicate) {
+            (Change::Add(d), _) => d,
+            (Change::Set(x), Predicate::Eq(old)) => x.wrapping_sub(*old),
+            (Change::Set(_), _) => return Err(Change::set_needs_equality(predicate)),
+        };
+        let changed = self.session.update_where(.., engine_predicate(predicate), delta).map_err(|e| self.error(e))?;
+        Ok(changed.into_iter().map(|(k, old, new)| (from_engine_key(&k), old, new)).collect())
     }
 
     fn commit(&mut self) -> Result<(), TxnError> {
