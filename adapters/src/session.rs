@@ -100,13 +100,18 @@ impl Change {
         match (self, predicate) {
             (Change::Add(d), _) => Ok(new.wrapping_sub(d)),
             (Change::Set(_), Predicate::Eq(old)) => Ok(*old),
-            (Change::Set(_), other) => Err(TxnError::fatal(
-                "unsupported",
-                format!(
-                    "update_where with SET needs an equality predicate to know the value it overwrote, not {other}"
-                ),
-            )),
+            (Change::Set(_), other) => Err(Self::set_needs_equality(other)),
         }
+    }
+
+    /// The error for a SET over a predicate that does not say what the rows held.
+    pub fn set_needs_equality(predicate: &Predicate) -> TxnError {
+        TxnError::fatal(
+            "unsupported",
+            format!(
+                "update_where with SET needs an equality predicate to know the value it overwrote, not {predicate}"
+            ),
+        )
     }
 }
 
