@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 mod check;
+mod closed_predicate;
 pub mod consistency_model;
 pub mod cycle_class;
 pub mod cycle_exists;
@@ -29,15 +30,18 @@ pub mod cycle_search;
 mod error;
 mod explain;
 pub mod graph;
+mod item;
 pub mod kind;
 mod list_append;
 mod options;
 mod orders;
 mod result;
+mod rw_register;
 mod txn;
+mod workload;
 
 pub use check::check;
 pub use error::CheckError;
 pub use kind::{Kind, Kinds};
-pub use options::{Options, Workload};
+pub use options::{Inference, Options, Workload};
 pub use result::{Anomaly, Case, CheckResult, Checked, Cycle, Flag, Stats, Step, TxnView, Validity};
