@@ -58,7 +58,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     } else {
         args.check.models.clone()
     };
-    let options = Options::new(&models, &args.check.anomalies)?;
+    let options = Options::new(&models, &args.check.anomalies)?.with_inference(super::check::inference(&args.check));
     let result = checker::check(&outcome.history, &options)?;
     let summary = summary(args, system.as_ref(), workload.as_ref(), &outcome, &out_dir, started_at);
     std::fs::write(out_dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
