@@ -94,7 +94,10 @@ pub struct Stats {
     pub edges: BTreeMap<String, usize>,
     /// Keys seen.
     pub keys: usize,
-    /// Keys whose versions the checker could order.
+    /// Keys whose version order the history shows: for list-append, keys some read ordered; for
+    /// rw-register, keys whose inferred order ranks every version against every other; for
+    /// closed-predicate, keys at most one transaction wrote (the others are ordered by when their writers
+    /// completed, an assumption).
     pub ordered_keys: usize,
     /// Strongly connected components with more than one transaction.
     pub cyclic_components: usize,

@@ -272,3 +272,27 @@ fn a_second_delete_of_a_key_is_an_input_error() {
     let err = checker::check(&h, &checker::Options::default()).unwrap_err();
     assert!(err.to_string().contains("installs version dead of key \"x\" again (it was installed by T4)"), "{err}");
 }
+
+#[test]
+fn g_nonadjacent_through_a_phantom_and_an_item_anti_dependency() {
+    // T6's predicate read missed T7's z = 30; T8 read T7's w but u unborn, before T9 inserted it; T6
+    // read T9's v: T6 -rwp-> T7 -wr-> T8 -rw-> T9 -wr-> T6.
+    let a = txn(0, vec![rp(THIRDS, &[]), rread("v", Some(7))]);
+    let b = txn(1, vec![insert("z", 30), insert("w", 1)]);
+    let c = txn(2, vec![rread("w", Some(1)), rread("u", None)]);
+    let d = txn(3, vec![insert("u", 5), insert("v", 7)]);
+    let h = together(&[("x", 10)], vec![a, b, c, d]);
+    let r = check_models(&h, &["snapshot-isolation"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G-nonadjacent"], vec!["snapshot-isolation"]));
+    assert_eq!(
+        steps(only_cycle(&r, "G-nonadjacent")),
+        vec![(6, "rwp", "z".into(), 7), (7, "wr", "w".into(), 8), (8, "rw", "u".into(), 9), (9, "wr", "v".into(), 6)]
+    );
+    // Near miss: T8 read T9's u, so T9 precedes it and the cycle is gone.
+    let a = txn(0, vec![rp(THIRDS, &[]), rread("v", Some(7))]);
+    let b = txn(1, vec![insert("z", 30), insert("w", 1)]);
+    let c = txn(2, vec![rread("w", Some(1)), rread("u", Some(5))]);
+    let d = txn(3, vec![insert("u", 5), insert("v", 7)]);
+    let h = together(&[("x", 10)], vec![a, b, c, d]);
+    assert_eq!(summary(&check_models(&h, &["snapshot-isolation"])), (Valid, vec![], vec![]));
+}
