@@ -12,29 +12,29 @@ use rustc_hash::FxHashMap;
 use crate::error::CheckError;
 use crate::options::Workload;
 
-/// What one micro-op says about the workload.
+/// The family of workloads one micro-op belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+enum Family {
     List,
     Register,
     Predicate,
 }
 
-impl Kind {
-    fn of(mop: &Mop) -> Option<Kind> {
+impl Family {
+    fn of(mop: &Mop) -> Option<Family> {
         match mop {
-            Mop::Append { .. } | Mop::Read { value: Observed::List(_), .. } => Some(Kind::List),
-            Mop::Write { .. } | Mop::Read { value: Observed::Int(_), .. } => Some(Kind::Register),
-            Mop::Insert { .. } | Mop::Delete { .. } | Mop::PredicateRead { .. } => Some(Kind::Predicate),
+            Mop::Append { .. } | Mop::Read { value: Observed::List(_), .. } => Some(Family::List),
+            Mop::Write { .. } | Mop::Read { value: Observed::Int(_), .. } => Some(Family::Register),
+            Mop::Insert { .. } | Mop::Delete { .. } | Mop::PredicateRead { .. } => Some(Family::Predicate),
             Mop::Read { value: Observed::Nil, .. } => None,
         }
     }
 
     fn describe(self) -> &'static str {
         match self {
-            Kind::List => "a list-append micro-op",
-            Kind::Register => "a register micro-op",
-            Kind::Predicate => "a predicate micro-op",
+            Family::List => "a list-append micro-op",
+            Family::Register => "a register micro-op",
+            Family::Predicate => "a predicate micro-op",
         }
     }
 }
@@ -69,10 +69,10 @@ pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
             continue;
         }
         for mop in mops(&txn) {
-            let slot = match Kind::of(mop) {
-                Some(Kind::List) => &mut seen.list,
-                Some(Kind::Register) => &mut seen.register,
-                Some(Kind::Predicate) => &mut seen.predicate,
+            let slot = match Family::of(mop) {
+                Some(Family::List) => &mut seen.list,
+                Some(Family::Register) => &mut seen.register,
+                Some(Family::Predicate) => &mut seen.predicate,
                 None => continue,
             };
             slot.get_or_insert((op, Some(mop)));
@@ -82,16 +82,16 @@ pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
         (_, None, None) => Ok(Workload::ListAppend),
         (None, Some(_), None) => Ok(Workload::RwRegister),
         (None, _, Some(_)) => Ok(Workload::ClosedPredicate),
-        (Some(list), Some(other), _) => Err(mixed(history, (list, Kind::List), (other, Kind::Register))),
-        (Some(list), None, Some(other)) => Err(mixed(history, (list, Kind::List), (other, Kind::Predicate))),
+        (Some(list), Some(other), _) => Err(mixed(history, (list, Family::List), (other, Family::Register))),
+        (Some(list), None, Some(other)) => Err(mixed(history, (list, Family::List), (other, Family::Predicate))),
     }
 }
 
-fn article(kind: Kind) -> &'static str {
-    if kind == Kind::List { "a list" } else { "a register" }
+fn article(kind: Family) -> &'static str {
+    if kind == Family::List { "a list" } else { "a register" }
 }
 
-fn describe(sighting: Sighting<'_>, kind: Kind) -> String {
+fn describe(sighting: Sighting<'_>, kind: Family) -> String {
     match sighting.1 {
         Some(mop) => format!("{mop} is {}", kind.describe()),
         None => "an init op belongs to the closed-predicate workload".to_string(),
@@ -100,14 +100,14 @@ fn describe(sighting: Sighting<'_>, kind: Kind) -> String {
 
 /// The error for a history holding list-append micro-ops and others: the first key used both ways if
 /// there is one, else the first operation of each workload.
-fn mixed(history: &History, a: (Sighting<'_>, Kind), b: (Sighting<'_>, Kind)) -> CheckError {
-    let mut first_use: FxHashMap<&Key, (Kind, &Op, &Mop)> = FxHashMap::default();
+fn mixed(history: &History, a: (Sighting<'_>, Family), b: (Sighting<'_>, Family)) -> CheckError {
+    let mut first_use: FxHashMap<&Key, (Family, &Op, &Mop)> = FxHashMap::default();
     for txn in history.transactions() {
         let op = txn.completion.unwrap_or(txn.invoke);
         for mop in mops(&txn) {
-            let (Some(kind), Some(key)) = (Kind::of(mop), mop.key()) else { continue };
+            let (Some(kind), Some(key)) = (Family::of(mop), mop.key()) else { continue };
             // Predicate micro-ops name keys as registers do.
-            let kind = if kind == Kind::Predicate { Kind::Register } else { kind };
+            let kind = if kind == Family::Predicate { Family::Register } else { kind };
             let (first_kind, first_op, first_mop) = *first_use.entry(key).or_insert((kind, op, mop));
             if first_kind != kind {
                 return CheckError::Workload {
