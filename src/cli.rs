@@ -54,7 +54,10 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub check: CheckFlags,
 
-    /// The workload the history's micro-ops belong to; detected from the micro-ops when absent.
+    /// The workload the history's micro-ops belong to; detected from the micro-ops when absent
+    /// (appends and list reads: list-append; register writes and reads: rw-register; an init op,
+    /// inserts, deletes and predicate reads: closed-predicate). Micro-ops of another workload are then
+    /// an error.
     #[arg(long, value_enum)]
     pub workload: Option<WorkloadName>,
 
@@ -94,6 +97,22 @@ pub struct CheckFlags {
     /// only these anomalies (and those that imply them) are checked.
     #[arg(long = "anomaly", value_name = "ANOMALY")]
     pub anomalies: Vec<String>,
+
+    /// rw-register: assume that within a transaction, a write of a key follows the version it read of
+    /// it (Elle's :wfr-keys?), to order that key's versions.
+    #[arg(long)]
+    pub wfr_keys: bool,
+
+    /// rw-register: assume each key is sequentially consistent, so each process sees its versions in
+    /// order (Elle's :sequential-keys?), to order versions along process order.
+    #[arg(long)]
+    pub sequential_keys: bool,
+
+    /// rw-register: assume each key is linearizable (Elle's :linearizable-keys?), to order versions
+    /// along real-time order. Without one of these three assumptions a register history shows little
+    /// order; the report says how little.
+    #[arg(long)]
+    pub linearizable_keys: bool,
 }
 
 /// `--format`.
@@ -110,6 +129,11 @@ pub enum OutputFormat {
 pub enum WorkloadName {
     /// Appends to and reads of lists: [append k v], [r k list].
     ListAppend,
+    /// Writes and reads of registers: [w k v], [r k v].
+    RwRegister,
+    /// Elle's closed-predicate: an init op, then [insert k v], [delete k], [w k v], [r k v] and
+    /// predicate reads [rp pred rows].
+    ClosedPredicate,
 }
 
 /// Flags of `isocheck run`.

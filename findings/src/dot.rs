@@ -20,7 +20,10 @@ pub fn dot(name: &str, n: usize, cycle: &Cycle) -> String {
     out.push_str("  rankdir=LR;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n  edge [fontname=\"monospace\", fontsize=10];\n");
     let _ = writeln!(out, "  label=\"{}\";\n  labelloc=t;", escape(&format!("{name} #{n}")));
     for op in &cycle.ops {
-        let mops: Vec<String> = op.value.iter().map(ToString::to_string).collect();
+        let mops: Vec<String> = match &op.init_rows {
+            Some(rows) => vec![format!("init {}", histories::RowsText(rows))],
+            None => op.value.iter().map(ToString::to_string).collect(),
+        };
         let label = format!("T{}\n{} (process {})\n{}", op.index, op.outcome, op.process, mops.join(" "));
         let _ = writeln!(out, "  T{} [label=\"{}\"];", op.index, escape(&label));
     }

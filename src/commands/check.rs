@@ -4,17 +4,17 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::Context;
-use checker::Options;
+use checker::{CheckError, Inference, Options, Workload};
 use histories::{Format, History};
 
-use crate::cli::{CheckArgs, CheckFlags, OutputFormat, ReportFlags};
+use crate::cli::{CheckArgs, CheckFlags, OutputFormat, ReportFlags, WorkloadName};
 use crate::exit;
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     let (history, source) = read_history(&args.file)?;
     log::info!("read {} operations from {source}", history.len());
-    let options = options(&args.check)?;
-    let result = check(&history, &options)?;
+    let options = options(&args.check)?.with_workload(args.workload.map(workload));
+    let result = check(&history, &options).map_err(|e| located(e, &source))?;
     let report = match args.format {
         OutputFormat::Text => findings::text(&result, &source),
         OutputFormat::Json => findings::json(&result) + "\n",
@@ -28,7 +28,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
 }
 
 /// Checks a history, with a spinner on stderr while it runs and its duration in the log.
-pub fn check(history: &History, options: &Options) -> anyhow::Result<checker::CheckResult> {
+pub fn check(history: &History, options: &Options) -> Result<checker::CheckResult, CheckError> {
     let spinner = isocheck::progress::spinner(format!("checking {} operations", history.len()));
     let started = std::time::Instant::now();
     let result = checker::check(history, options);
@@ -61,7 +61,32 @@ pub fn write_report(dir: &Path, report: &findings::Report<'_>, flags: &ReportFla
 
 /// The checker options the flags ask for.
 pub fn options(flags: &CheckFlags) -> anyhow::Result<Options> {
-    Ok(Options::new(&flags.models, &flags.anomalies)?)
+    Ok(Options::new(&flags.models, &flags.anomalies)?.with_inference(inference(flags)))
+}
+
+/// The register-inference assumptions the flags make.
+pub fn inference(flags: &CheckFlags) -> Inference {
+    Inference {
+        wfr_keys: flags.wfr_keys,
+        sequential_keys: flags.sequential_keys,
+        linearizable_keys: flags.linearizable_keys,
+    }
+}
+
+/// A checker error about an operation, located in the file as a malformed history's errors are.
+fn located(error: CheckError, source: &str) -> anyhow::Error {
+    match error {
+        CheckError::Workload { at, message } => anyhow::anyhow!("{source}:{at}: {message}"),
+        other => other.into(),
+    }
+}
+
+fn workload(name: WorkloadName) -> Workload {
+    match name {
+        WorkloadName::ListAppend => Workload::ListAppend,
+        WorkloadName::RwRegister => Workload::RwRegister,
+        WorkloadName::ClosedPredicate => Workload::ClosedPredicate,
+    }
 }
 
 fn read_history(path: &Path) -> anyhow::Result<(History, String)> {

@@ -58,7 +58,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     } else {
         args.check.models.clone()
     };
-    let options = Options::new(&models, &args.check.anomalies)?;
+    let options = Options::new(&models, &args.check.anomalies)?.with_inference(super::check::inference(&args.check));
     log::info!(
         "ran {} transactions in {:.3} s; checking against {}",
         outcome.ok + outcome.fail + outcome.info,
