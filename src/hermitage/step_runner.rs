@@ -183,8 +183,12 @@ fn executed(action: &Action, outcome: &Outcome) -> Vec<Mop> {
         (Action::Read { key }, Outcome::Read(v)) => {
             vec![Mop::Read { key: Key::Int(*key), value: v.map_or(Observed::Nil, Observed::Int) }]
         }
+        // `select * from test where P` is, in Adya's model, a predicate read of the rows P matched and an
+        // item read of each row it returned: the values were read too.
         (Action::Scan { predicate }, Outcome::Rows(rows)) => {
-            vec![Mop::PredicateRead { predicate: *predicate, rows: Some(rows.clone()) }]
+            let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(rows.clone()) }];
+            mops.extend(rows.iter().map(|(k, v)| Mop::Read { key: k.clone(), value: Observed::Int(*v) }));
+            mops
         }
         (Action::DeleteWhere { predicate }, Outcome::Rows(rows)) => {
             let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(rows.clone()) }];
@@ -193,8 +197,12 @@ fn executed(action: &Action, outcome: &Outcome) -> Vec<Mop> {
         }
         (Action::UpdateWhere { predicate, .. }, Outcome::Changed(changed)) => {
             let seen: Rows = changed.iter().map(|(k, old, _)| (k.clone(), *old)).collect();
+            // `update ... set value = value + d where P` reads each matched row's value, then writes it.
             let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(seen) }];
-            mops.extend(changed.iter().map(|(k, _, new)| Mop::Write { key: k.clone(), value: *new }));
+            for (k, old, new) in changed {
+                mops.push(Mop::Read { key: k.clone(), value: Observed::Int(*old) });
+                mops.push(Mop::Write { key: k.clone(), value: *new });
+            }
             mops
         }
         _ => planned(action),

@@ -1,0 +1,112 @@
+//! `isocheck hermitage` end to end: the matrix the checker decides, compared cell for cell with
+//! Hermitage's published PostgreSQL results; the engine's matrix at each level matches PostgreSQL's, and
+//! each planted defect changes exactly the cells it should; on SQLite every cell is prevented.
+
+mod util;
+
+use std::collections::BTreeMap;
+
+use util::{isocheck, pg_url};
+
+const COLUMNS: [&str; 10] = ["G0", "G1a", "G1b", "G1c", "OTV", "PMP", "P4", "G-single", "G2-item", "G2"];
+
+/// The matrix as {(db, isolation): {column: "prevented" | "anomaly" | "unsupported"}}, a column an anomaly
+/// when any of its scenarios is.
+fn matrix(args: &[&str]) -> BTreeMap<(String, String), BTreeMap<String, String>> {
+    let mut full = vec!["hermitage", "--format", "json"];
+    full.extend_from_slice(args);
+    let out = isocheck(&full, None);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    let mut rows: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
+    for cell in json["matrix"].as_array().unwrap() {
+        let row =
+            rows.entry((cell["db"].as_str().unwrap().into(), cell["isolation"].as_str().unwrap().into())).or_default();
+        let outcome = cell["outcome"].as_str().unwrap().to_string();
+        let slot = row.entry(cell["column"].as_str().unwrap().into()).or_insert_with(|| outcome.clone());
+        if outcome == "anomaly" {
+            *slot = outcome;
+        }
+    }
+    rows
+}
+
+/// Hermitage's row: the columns it marks as permitted (anomaly); every other column is prevented.
+fn expect(row: &BTreeMap<String, String>, permitted: &[&str], what: &str) {
+    for column in COLUMNS {
+        let want = if permitted.contains(&column) { "anomaly" } else { "prevented" };
+        assert_eq!(row.get(column).map(String::as_str), Some(want), "{what}: {column} in {row:?}");
+    }
+}
+
+const READ_COMMITTED_PERMITS: [&str; 5] = ["PMP", "P4", "G-single", "G2-item", "G2"];
+const SNAPSHOT_PERMITS: [&str; 2] = ["G2-item", "G2"];
+
+#[test]
+fn postgres_matches_hermitage_cell_for_cell() {
+    let Some(url) = pg_url("postgres_matches_hermitage_cell_for_cell") else { return };
+    let rows = matrix(&["--db", "postgres", "--url", &url]);
+    expect(&rows[&("postgres".into(), "read-committed".into())], &READ_COMMITTED_PERMITS, "PostgreSQL read committed");
+    expect(&rows[&("postgres".into(), "repeatable-read".into())], &SNAPSHOT_PERMITS, "PostgreSQL repeatable read");
+    expect(&rows[&("postgres".into(), "serializable".into())], &[], "PostgreSQL serializable");
+}
+
+#[test]
+fn the_engine_matches_postgres_at_each_level() {
+    let rows = matrix(&["--db", "engine", "--isolation", "read-committed,snapshot-isolation,serializable"]);
+    expect(&rows[&("engine".into(), "read-committed".into())], &READ_COMMITTED_PERMITS, "engine read committed");
+    expect(&rows[&("engine".into(), "snapshot-isolation".into())], &SNAPSHOT_PERMITS, "engine snapshot isolation");
+    expect(&rows[&("engine".into(), "serializable".into())], &[], "engine serializable");
+}
+
+#[test]
+fn ssi_off_turns_serializable_write_skews_into_anomalies() {
+    let rows = matrix(&["--db", "engine", "--isolation", "serializable", "--defect", "ssi-off"]);
+    expect(
+        &rows[&("engine (ssi-off)".into(), "serializable".into())],
+        &SNAPSHOT_PERMITS,
+        "engine ssi-off serializable",
+    );
+}
+
+#[test]
+fn dirty_read_turns_aborted_and_intermediate_reads_into_anomalies() {
+    let rows = matrix(&[
+        "--db",
+        "engine",
+        "--isolation",
+        "serializable",
+        "--defect",
+        "dirty-read",
+        "--scenario",
+        "G1a",
+        "--scenario",
+        "G1b",
+    ]);
+    let row = &rows[&("engine (dirty-read)".into(), "serializable".into())];
+    assert_eq!(row.get("G1a").map(String::as_str), Some("anomaly"), "{row:?}");
+    assert_eq!(row.get("G1b").map(String::as_str), Some("anomaly"), "{row:?}");
+}
+
+#[test]
+fn sqlite_prevents_everything_and_says_how() {
+    let out = isocheck(&["hermitage", "--db", "sqlite", "--isolation", "serializable", "--format", "json"], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    for cell in json["matrix"].as_array().unwrap() {
+        assert_eq!(cell["outcome"], "prevented", "{cell}");
+        let how = cell["how"].as_str().unwrap();
+        assert!(["busy", "blocked", "not observed", "aborted"].iter().any(|w| how.contains(w)), "{cell}");
+    }
+}
+
+#[test]
+fn a_level_a_system_lacks_is_shown_as_such() {
+    let out = isocheck(
+        &["hermitage", "--db", "sqlite", "--isolation", "read-committed", "--scenario", "G0", "--format", "json"],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(json["matrix"][0]["isolation"], "read-committed (as serializable)");
+}
