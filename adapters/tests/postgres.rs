@@ -49,6 +49,12 @@ fn statements_round_trip() {
 }
 
 #[test]
+fn records_round_trip() {
+    let Some(system) = system() else { return };
+    common::records_round_trip(&system);
+}
+
+#[test]
 fn string_keys_keep_their_type() {
     let Some(system) = system() else { return };
     common::string_keys_keep_their_type(&system);

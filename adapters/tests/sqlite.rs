@@ -23,6 +23,11 @@ fn statements_round_trip() {
 }
 
 #[test]
+fn records_round_trip() {
+    common::records_round_trip(&deferred());
+}
+
+#[test]
 fn string_keys_keep_their_type() {
     common::string_keys_keep_their_type(&deferred());
 }
