@@ -29,15 +29,17 @@ pub mod cycle_search;
 mod error;
 mod explain;
 pub mod graph;
+pub mod invariants;
 pub mod kind;
 mod list_append;
 mod options;
 mod orders;
 mod result;
+pub mod timing;
 mod txn;
 
 pub use check::check;
 pub use error::CheckError;
 pub use kind::{Kind, Kinds};
 pub use options::{Options, Workload};
-pub use result::{Anomaly, Case, CheckResult, Checked, Cycle, Flag, Stats, Step, TxnView, Validity};
+pub use result::{Anomaly, Case, CheckResult, Checked, Cycle, Flag, Invariant, Stats, Step, TxnView, Validity};

@@ -28,8 +28,9 @@ pub fn text(result: &CheckResult, source: &str) -> String {
     } else {
         format!("{}anomalies {}", if against.is_empty() { "" } else { "; " }, checked.anomalies.join(", "))
     };
-    let _ =
-        writeln!(out, "{source}: {} ({}, checked for {against}{also})", verdict_word(result.valid), checked.workload);
+    let checked_for =
+        if against.is_empty() && also.is_empty() { String::new() } else { format!(", checked for {against}{also}") };
+    let _ = writeln!(out, "{source}: {} ({}{checked_for})", verdict_word(result.valid), checked.workload);
     if !result.anomaly_types.is_empty() {
         let counts: Vec<String> = result
             .anomaly_types
@@ -46,6 +47,15 @@ pub fn text(result: &CheckResult, source: &str) -> String {
     }
     for flag in &result.flags {
         let _ = writeln!(out, "Warning: {}: {}", flag.name, flag.message);
+    }
+    for invariant in result.invariants.iter().filter(|i| i.holds) {
+        let _ = writeln!(out, "Invariant held: {}: {}", invariant.name, invariant.explanation);
+    }
+    for invariant in result.invariants.iter().filter(|i| !i.holds) {
+        let _ = writeln!(out, "\nInvariant broken: {}", invariant.name);
+        for line in invariant.explanation.lines() {
+            let _ = writeln!(out, "  {line}");
+        }
     }
     for (name, anomalies) in &result.anomalies {
         for (i, anomaly) in anomalies.iter().take(SHOWN_PER_CLASS).enumerate() {

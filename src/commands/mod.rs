@@ -2,6 +2,7 @@
 //! means bad input or usage (exit 2).
 
 mod check;
+mod overlap;
 mod run;
 
 use crate::cli::{Cli, Command};
@@ -11,5 +12,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Overlap(args) => overlap::run(&args),
     }
 }
