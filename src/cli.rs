@@ -31,7 +31,7 @@ pub enum Command {
     /// With no flags: the embedded engine, list-append, serializable, 4 clients, 10,000 transactions.
     /// Writes history.jsonl and run.json to --out (default: a fresh directory under runs/).
     /// Exit code: 0 valid, 1 an anomaly, 2 bad input, usage or an unreachable system, 3 unknown.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// The overlap test: is the concurrency real? Clients meet at a barrier; each begins, writes its own
     /// row, holds the transaction open, and commits. Concurrent transactions take about one hold; a
     /// system that serializes them takes about clients x hold.

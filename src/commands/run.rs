@@ -13,7 +13,7 @@ use std::time::SystemTime;
 use adapters::{EngineSystem, PostgresSystem, SqliteBegin, SqliteSystem, System};
 use anyhow::{Context, bail};
 use checker::timing::{self, HoldTiming};
-use checker::{CheckError, CheckResult, Options};
+use checker::{CheckResult, Options};
 use generators::{KeyDist, Params};
 use serde_json::json;
 
@@ -66,7 +66,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         args.check.models.clone()
     };
     let options = Options::new(&models, &args.check.anomalies)?;
-    let (mut result, graph_check) = check(&outcome.history, workload.as_ref(), &options)?;
+    let fallback = workload.name() != "list-append";
+    let unsound = workload.graph_check_unsound();
+    let (mut result, graph_check) =
+        checker::invariants::check_history(&outcome.history, &options, workload.name(), unsound, fallback)?;
     result.flags.extend(timing::zero_abort_under_contention(&outcome.history, args.isolation.promised_model()));
     if let Some(holds) = workload.holds() {
         let timing = HoldTiming {
@@ -79,7 +82,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     }
     let mut summary = summary(args, system.as_ref(), workload.as_ref(), &outcome, &out_dir, started_at);
     if let Some(object) = summary.as_object_mut() {
-        object.insert("graph_check".into(), json!(graph_check));
+        object.insert("graph_check".into(), json!(graph_check.describe()));
     }
     std::fs::write(out_dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
     findings::write_out_dir(&out_dir, &result)?;
@@ -97,31 +100,6 @@ pub fn exit_code(result: &CheckResult, fail_on: &[FailOn]) -> u8 {
         return exit::INVALID;
     }
     exit::for_validity(result.valid)
-}
-
-/// Checks a run's history: the dependency graph where it reads the workload's micro-ops soundly, and
-/// the scenario's invariants. Returns the result and what became of the graph check (`checked`, or
-/// why not).
-fn check(
-    history: &histories::History,
-    workload: &dyn Workload,
-    options: &Options,
-) -> anyhow::Result<(CheckResult, String)> {
-    let invariants = checker::invariants::check(history);
-    let not_checked = |why: &str| {
-        let result = CheckResult::from_invariants(history, workload.name(), invariants.clone(), why);
-        Ok((result, format!("not applicable: {why}")))
-    };
-    if let Some(why) = workload.graph_check_unsound() {
-        return not_checked(why);
-    }
-    match checker::check(history, options) {
-        Ok(result) => Ok((result.with_invariants(invariants), "checked".to_string())),
-        Err(CheckError::Workload { .. }) if !matches!(workload.name(), "list-append") => {
-            not_checked("this checker does not read the workload's micro-ops yet (registers)")
-        }
-        Err(e) => Err(e.into()),
-    }
 }
 
 /// Why a system runs one transaction at a time by design, when it does.

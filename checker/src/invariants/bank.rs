@@ -10,7 +10,7 @@
 
 use serde_json::json;
 
-use super::{SHOWN, Txn, View, figures, list};
+use super::{SHOWN, Txn, View, figures, group_by_values, list, names};
 use crate::graph::TxnId;
 use crate::result::Invariant;
 
@@ -112,11 +112,13 @@ fn never_negative(view: &View<'_>, overdrew: &[(TxnId, String)]) -> Invariant {
     let n = negative.len();
     let mut text =
         format!("{n} {} of all accounts {} a total below 0:", reads_word(n), if n == 1 { "shows" } else { "show" });
-    for (t, total, values) in negative.iter().take(SHOWN) {
-        text.push_str(&format!("\n  {} read {} (total {total})", view.name(t.id), view.rows_text(values)));
+    let groups = group_by_values(negative.iter().map(|(t, _, values)| (t.id, *values)));
+    for (readers, values) in groups.iter().take(SHOWN) {
+        let total: i64 = values.iter().sum();
+        text.push_str(&format!("\n  {} read {} (total {total})", names(view, readers), view.rows_text(values)));
     }
-    if negative.len() > SHOWN {
-        text.push_str(&format!("\n  ... and {} more", negative.len() - SHOWN));
+    if groups.len() > SHOWN {
+        text.push_str(&format!("\n  ... and {} more states below 0", groups.len() - SHOWN));
     }
     if !overdrew.is_empty() {
         text.push_str(&format!(
@@ -250,12 +252,13 @@ pub(super) fn transfer(view: &View<'_>) -> Vec<Invariant> {
             reads.len(),
             reads_word(reads.len())
         );
-        for (t, values) in wrong.iter().take(SHOWN) {
+        let groups = group_by_values(wrong.iter().map(|(t, values)| (t.id, values)));
+        for (readers, values) in groups.iter().take(SHOWN) {
             let total: i64 = values.iter().sum();
-            text.push_str(&format!("\n  {} read {} (total {total})", view.name(t.id), view.rows_text(values)));
+            text.push_str(&format!("\n  {} read {} (total {total})", names(view, readers), view.rows_text(values)));
         }
-        if wrong.len() > SHOWN {
-            text.push_str(&format!("\n  ... and {} more", wrong.len() - SHOWN));
+        if groups.len() > SHOWN {
+            text.push_str(&format!("\n  ... and {} more wrong states", groups.len() - SHOWN));
         }
         let ids: Vec<TxnId> = wrong.iter().map(|(t, _)| t.id).collect();
         view.invariant("total-preserved", &ids, text, preserved_figures)

@@ -45,6 +45,13 @@ impl Scenario {
         })
     }
 
+    /// Why the dependency graph cannot be checked on this scenario's histories, if it cannot: Elle
+    /// infers version orders from written values, which must be unique per key.
+    pub fn graph_check_unsound(self) -> Option<&'static str> {
+        (self == Scenario::Transfer)
+            .then_some("transfers write balances that repeat, so versions cannot be told apart by value")
+    }
+
     /// Its name in reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -63,6 +70,53 @@ pub fn check(history: &History) -> Vec<Invariant> {
         Scenario::Withdraw => bank::withdraw(&view),
         Scenario::Transfer => bank::transfer(&view),
         Scenario::WriteSkew => write_skew::check(&view),
+    }
+}
+
+/// What became of the dependency-graph check of a history with invariants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GraphCheck {
+    /// The graph was checked.
+    Checked,
+    /// It was not, for this reason.
+    NotApplicable(String),
+}
+
+impl GraphCheck {
+    /// `checked`, or `not applicable: ...`.
+    pub fn describe(&self) -> String {
+        match self {
+            GraphCheck::Checked => "checked".into(),
+            GraphCheck::NotApplicable(why) => format!("not applicable: {why}"),
+        }
+    }
+}
+
+/// Why a history the graph checker cannot read is checked on its invariants alone.
+const NOT_READ: &str = "this checker does not read the workload's micro-ops yet (registers)";
+
+/// Checks a history of `workload`: the dependency graph unless `unsound` says why it cannot be (or,
+/// with `fallback`, the checker cannot read the micro-ops), and the scenario's invariants. Without
+/// `fallback`, micro-ops the checker cannot read are an error, as in [`crate::check`].
+pub fn check_history(
+    history: &History,
+    options: &crate::Options,
+    workload: &str,
+    unsound: Option<&str>,
+    fallback: bool,
+) -> Result<(CheckResult, GraphCheck), crate::CheckError> {
+    let invariants = check(history);
+    let only = |why: &str| {
+        let result = CheckResult::from_invariants(history, workload, invariants.clone(), why);
+        (result, GraphCheck::NotApplicable(why.to_string()))
+    };
+    if let Some(why) = unsound {
+        return Ok(only(why));
+    }
+    match crate::check(history, options) {
+        Ok(result) => Ok((result.with_invariants(invariants), GraphCheck::Checked)),
+        Err(crate::CheckError::Workload { .. }) if fallback => Ok(only(NOT_READ)),
+        Err(e) => Err(e),
     }
 }
 
@@ -103,7 +157,10 @@ impl CheckResult {
                 ..Stats::default()
             },
             checked: Checked {
-                workload: format!("{workload}, invariants only"),
+                workload: format!(
+                    "{workload}, {}",
+                    if invariants.is_empty() { "not checked" } else { "invariants only" }
+                ),
                 models: Vec::new(),
                 anomalies: Vec::new(),
             },
@@ -269,6 +326,27 @@ fn list(names: &[String]) -> String {
         [one] => one.clone(),
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
+}
+
+/// Reads grouped by what they read, in the order each state was first read.
+fn group_by_values<'a>(reads: impl Iterator<Item = (TxnId, &'a Vec<i64>)>) -> Vec<(Vec<TxnId>, &'a Vec<i64>)> {
+    let mut groups: Vec<(Vec<TxnId>, &'a Vec<i64>)> = Vec::new();
+    for (id, values) in reads {
+        match groups.iter_mut().find(|(_, v)| *v == values) {
+            Some((ids, _)) => ids.push(id),
+            None => groups.push((vec![id], values)),
+        }
+    }
+    groups
+}
+
+/// Transactions by name: `T1, T2 and T3`, or `T1, T2, T3 and 7 more` for a long list.
+fn names(view: &View<'_>, ids: &[TxnId]) -> String {
+    let mut shown: Vec<String> = ids.iter().take(3).map(|&id| view.name(id)).collect();
+    if ids.len() > 3 {
+        shown.push(format!("{} more", ids.len() - 3));
+    }
+    list(&shown)
 }
 
 /// How many examples an explanation spells out.

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::{SHOWN, View, figures, list};
+use super::{SHOWN, View, figures, group_by_values, list, names};
 use crate::graph::TxnId;
 use crate::result::Invariant;
 
@@ -27,9 +27,10 @@ pub(super) fn check(view: &View<'_>) -> Vec<Invariant> {
         let mut text =
             format!("{n} {} of all {doctors} doctors found nobody on call:", if n == 1 { "read" } else { "reads" });
         let mut ids: Vec<TxnId> = Vec::new();
-        for (t, values) in nobody.iter().take(SHOWN) {
-            text.push_str(&format!("\n  {} read {}", view.name(t.id), view.rows_text(values)));
-            ids.push(t.id);
+        let groups = group_by_values(nobody.iter().map(|(t, values)| (t.id, values)));
+        for (readers, values) in groups.iter().take(SHOWN) {
+            text.push_str(&format!("\n  {} read {}", names(view, readers), view.rows_text(values)));
+            ids.extend(readers);
             let leavers = leavers(view, values);
             if !leavers.is_empty() {
                 let names: Vec<String> = leavers.iter().map(|(id, _)| view.name(*id)).collect();
@@ -40,8 +41,8 @@ pub(super) fn check(view: &View<'_>) -> Vec<Invariant> {
                 }
             }
         }
-        if nobody.len() > SHOWN {
-            text.push_str(&format!("\n  ... and {} more", nobody.len() - SHOWN));
+        if groups.len() > SHOWN {
+            text.push_str(&format!("\n  ... and {} more states with nobody on call", groups.len() - SHOWN));
         }
         view.invariant("on-call-in-every-read", &ids, text, every_read_figures)
     };

@@ -211,8 +211,11 @@ impl Workload for Bank {
     }
 
     fn graph_check_unsound(&self) -> Option<&'static str> {
-        (self.params.mode == BankMode::Transfer)
-            .then_some("transfers write balances that repeat, so versions cannot be told apart by value")
+        let scenario = match self.params.mode {
+            BankMode::Withdraw => checker::invariants::Scenario::Withdraw,
+            BankMode::Transfer => checker::invariants::Scenario::Transfer,
+        };
+        scenario.graph_check_unsound()
     }
 }
 

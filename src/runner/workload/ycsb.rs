@@ -43,7 +43,8 @@ pub struct YcsbA {
     seed: u64,
     rngs: ClientRngs,
     chooser: ScrambledZipfian,
-    keys: Arc<Vec<Key>>,
+    /// The records' keys, by record number.
+    names: Vec<Arc<str>>,
     stamps: AtomicI64,
 }
 
@@ -56,7 +57,7 @@ impl YcsbA {
         anyhow::ensure!(params.records > 0, "YCSB needs at least one record");
         anyhow::ensure!(params.fields > 0, "YCSB needs at least one field");
         anyhow::ensure!(params.field_len >= 8, "YCSB fields must hold at least 8 bytes (the stamp)");
-        let keys = (0..params.records).map(|n| Key::from(format!("user{}", fnv_hash64(n as i64)).as_str())).collect();
+        let names = (0..params.records).map(|n| Arc::from(format!("user{}", fnv_hash64(n as i64)))).collect();
         Ok(YcsbA {
             params,
             seed,
@@ -64,13 +65,14 @@ impl YcsbA {
             // As CoreWorkload: the key space is one larger than the records (no inserts are expected), and a
             // key past the last record is drawn again.
             chooser: ScrambledZipfian::new(params.records + 1),
-            keys: Arc::new(keys),
+            names,
             stamps: AtomicI64::new(1),
         })
     }
 
-    fn field_key(key: &Key, field: usize) -> Key {
-        Key::from(format!("{key}/field{field}").as_str())
+    /// The register a field is recorded as in the history: `user123/field4`.
+    fn field_key(name: &str, field: usize) -> Key {
+        Key::from(format!("{name}/field{field}").as_str())
     }
 
     /// A field's bytes: the stamp, big-endian, then filler.
@@ -109,9 +111,9 @@ impl Workload for YcsbA {
     fn initial_records(&self) -> Option<(usize, Vec<(Key, Record)>)> {
         let mut rng = SplitMix64::new(self.seed);
         let records = self
-            .keys
+            .names
             .iter()
-            .map(|key| (key.clone(), (0..self.params.fields).map(|_| self.field_bytes(0, &mut rng)).collect()))
+            .map(|name| (Key::from(&**name), (0..self.params.fields).map(|_| self.field_bytes(0, &mut rng)).collect()))
             .collect();
         Some((self.params.fields, records))
     }
@@ -129,18 +131,19 @@ impl Workload for YcsbA {
             let field = rng.below(self.params.fields as u64) as usize;
             (read, n, field, rng.next_u64())
         });
-        let key = self.keys[n as usize].clone();
+        let name = Arc::clone(&self.names[n as usize]);
+        let key = Key::from(&*name);
         if read {
             let fields = self.params.fields;
             let invoke =
-                (0..fields).map(|f| Mop::Read { key: Self::field_key(&key, f), value: Observed::Nil }).collect();
+                (0..fields).map(|f| Mop::Read { key: Self::field_key(&name, f), value: Observed::Nil }).collect();
             let body: Body = Box::new(move |session| {
                 let record = session.read_record(&key)?.ok_or_else(|| missing(&key))?;
                 Ok(record
                     .iter()
                     .enumerate()
                     .map(|(f, bytes)| Mop::Read {
-                        key: Self::field_key(&key, f),
+                        key: Self::field_key(&name, f),
                         value: stamp_of(bytes).map_or(Observed::Nil, Observed::Int),
                     })
                     .collect())
@@ -149,7 +152,7 @@ impl Workload for YcsbA {
         }
         let stamp = self.stamps.fetch_add(1, Ordering::Relaxed);
         let bytes = self.field_bytes(stamp, &mut SplitMix64::new(filler));
-        let write = Mop::Write { key: Self::field_key(&key, field), value: stamp };
+        let write = Mop::Write { key: Self::field_key(&name, field), value: stamp };
         let body_write = write.clone();
         let body: Body = Box::new(move |session| {
             if !session.update_field(&key, field, &bytes)? {
@@ -262,6 +265,13 @@ mod tests {
         assert_eq!(stamp_of(&ycsb.field_bytes(0, &mut SplitMix64::new(3))), None);
         let (fields, records) = ycsb.initial_records().unwrap();
         assert_eq!((fields, records.len()), (2, 3));
-        assert!(records.iter().all(|(k, r)| k.to_string().starts_with("user") && r.len() == 2));
+        assert!(records.iter().all(|(k, r)| matches!(k, Key::Str(s) if s.starts_with("user")) && r.len() == 2));
+        let plan = ycsb.next(0).unwrap();
+        let Some(Mop::Read { key: Key::Str(field), .. } | Mop::Write { key: Key::Str(field), .. }) =
+            plan.invoke.first()
+        else {
+            panic!("{:?}", plan.invoke)
+        };
+        assert!(field.starts_with("user") && field.contains("/field"), "{field}");
     }
 }
