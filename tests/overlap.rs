@@ -29,7 +29,10 @@ fn the_engine_holds_four_transactions_at_once() {
     for field in ["db", "clients", "hold_ms", "rounds", "elapsed_ms", "ratio", "verdict"] {
         assert!(!json[field].is_null(), "{field} in {json}");
     }
-    assert_eq!((json["clients"].as_u64(), json["hold_ms"].as_u64(), json["rounds"].as_u64()), (Some(4), Some(100), Some(3)));
+    assert_eq!(
+        (json["clients"].as_u64(), json["hold_ms"].as_u64(), json["rounds"].as_u64()),
+        (Some(4), Some(100), Some(3))
+    );
     assert!(json["flags"].as_array().unwrap().is_empty());
 }
 

@@ -93,7 +93,10 @@ fn global_lock_commits_everything_under_contention_and_raises_both_flags() {
     let serialized = &json["flags"][1]["figures"];
     assert!(serialized["concurrency"].as_f64().unwrap() < 1.34, "{serialized}");
     assert!(all_hold(&json), "global-lock is correct: {}", json["invariants"]);
-    assert_eq!(json["run"]["graph_check"], "not applicable: transfers write balances that repeat, so versions cannot be told apart by value");
+    assert_eq!(
+        json["run"]["graph_check"],
+        "not applicable: transfers write balances that repeat, so versions cannot be told apart by value"
+    );
 
     let (code, json, _dir) = run_json(&[&args[..], &["--defect", "global-lock", "--fail-on", "flags"]].concat());
     assert_eq!(code, 1, "--fail-on flags fails it: {}", json["flags"]);

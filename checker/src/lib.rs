@@ -2,7 +2,9 @@
 //! them, and the anomalies they are, with the consistency models those anomalies rule out. It follows
 //! Jepsen's Elle (Kingsbury & Alvaro, "Elle: Inferring Isolation Anomalies from Experimental
 //! Observations", VLDB 2020) and Adya's definitions (Adya 1999), and finds every cycle Elle would, without
-//! a time limit.
+//! a time limit. Beside the graph, it checks the invariants of scenario workloads (the bank, doctors on
+//! call: [`invariants`]) and computes timing flags that are not anomalies but deserve a look
+//! ([`timing`]: zero aborts under contention, transactions that ran one at a time).
 //!
 //! ```
 //! use checker::{check, Options, Validity};

@@ -10,6 +10,7 @@
 
 mod client;
 pub mod nemesis;
+pub mod overlap;
 mod recorder;
 pub mod workload;
 
