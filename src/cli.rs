@@ -29,8 +29,11 @@ pub enum Command {
     /// requested isolation level promises.
     ///
     /// With no flags: the embedded engine, list-append, serializable, 4 clients, 10,000 transactions.
-    /// Writes history.jsonl and run.json to --out (default: a fresh directory under runs/).
-    /// Exit code: 0 valid, 1 an anomaly, 2 bad input, usage or an unreachable system, 3 unknown.
+    /// Writes history.jsonl and run.json to --out (default: a fresh directory under runs/). Scenario
+    /// workloads (bank, write-skew) also have their invariants checked; flags (zero aborts under
+    /// contention, transactions that ran one at a time) print as warnings.
+    /// Exit code: 0 valid, 1 an anomaly or a broken invariant (or a flag, with --fail-on flags), 2 bad
+    /// input, usage or an unreachable system, 3 unknown.
     Run(Box<RunArgs>),
     /// The overlap test: is the concurrency real? Clients meet at a barrier; each begins, writes its own
     /// row, holds the transaction open, and commits. Concurrent transactions take about one hold; a
