@@ -21,6 +21,9 @@ use serde_json::json;
 use crate::result::Flag;
 use crate::txn::Txns;
 
+/// How many pairs of each kind a result keeps as examples.
+const EXAMPLES: usize = 5;
+
 /// How many contended pairs make "many".
 pub const MANY_CONTENDED_PAIRS: usize = 10;
 
@@ -36,8 +39,10 @@ pub struct Contention {
     /// Overlapping committed pairs that each wrote a key the other read, without a key written by both
     /// (the shape of write skew).
     pub read_write: usize,
-    /// A few of the pairs (by transaction index), with a key they conflicted on.
-    pub examples: Vec<(u64, u64, Key)>,
+    /// A few of the write-write pairs (by transaction index), with a key both wrote.
+    pub write_write_examples: Vec<(u64, u64, Key)>,
+    /// A few of the read-write pairs, with a key one wrote and the other read.
+    pub read_write_examples: Vec<(u64, u64, Key)>,
 }
 
 /// How strong a claim a run makes, as far as conflicts go.
@@ -114,15 +119,15 @@ pub fn contention(history: &History) -> Contention {
             let (first, second) = if other.index < span.index { (other, span) } else { (span, other) };
             if let Some(key) = first.writes.intersection(&second.writes).next() {
                 result.write_write += 1;
-                if result.examples.len() < 5 {
-                    result.examples.push((first.index, second.index, (*key).clone()));
+                if result.write_write_examples.len() < EXAMPLES {
+                    result.write_write_examples.push((first.index, second.index, (*key).clone()));
                 }
             } else if let (Some(key), Some(_)) =
                 (first.writes.intersection(&second.reads).next(), second.writes.intersection(&first.reads).next())
             {
                 result.read_write += 1;
-                if result.examples.len() < 5 {
-                    result.examples.push((first.index, second.index, (*key).clone()));
+                if result.read_write_examples.len() < EXAMPLES {
+                    result.read_write_examples.push((first.index, second.index, (*key).clone()));
                 }
             }
         }
@@ -143,12 +148,19 @@ pub fn zero_abort_under_contention(history: &History, model: &str) -> Option<Fla
     if c.aborted > 0 || pairs < MANY_CONTENDED_PAIRS {
         return None;
     }
+    let mut examples: Vec<(u64, u64, Key)> = c.write_write_examples.clone();
     let kinds = if claim == Claim::Serializable {
+        examples.extend(c.read_write_examples.iter().cloned());
         format!("{} wrote a key in common, {} each wrote a key the other read", c.write_write, c.read_write)
     } else {
-        format!("each wrote a key the other wrote; {model} lets the other {} (write skew) commit", c.read_write)
+        format!(
+            "each pair wrote a key in common; {} pairs that each wrote a key the other read do not count, as \
+             {model} lets write skew commit",
+            c.read_write
+        )
     };
-    let examples: Vec<String> = c.examples.iter().map(|(a, b, k)| format!("T{a} and T{b} on key {k}")).collect();
+    examples.truncate(EXAMPLES);
+    let example_text: Vec<String> = examples.iter().map(|(a, b, k)| format!("T{a} and T{b} on key {k}")).collect();
     let message = format!(
         "{pairs} pairs of committed transactions overlapped in time and conflicted on a key ({kinds}), yet none of \
          the {} transactions aborted (for example {}). Under {model}, transactions that really run at once and \
@@ -157,7 +169,7 @@ pub fn zero_abort_under_contention(history: &History, model: &str) -> Option<Fla
          `isocheck overlap` against the same system to see whether transactions overlap at all, and `isocheck run \
          --workload bank --hold 1ms` to see whether concurrent withdrawals are stopped.",
         c.txns,
-        examples.join(", "),
+        example_text.join(", "),
     );
     let figures = [
         ("model", json!(model)),
@@ -167,7 +179,7 @@ pub fn zero_abort_under_contention(history: &History, model: &str) -> Option<Fla
         ("transactions", json!(c.txns)),
         ("aborted", json!(0)),
         ("threshold", json!(MANY_CONTENDED_PAIRS)),
-        ("examples", json!(c.examples.iter().map(|(a, b, k)| json!([a, b, k])).collect::<Vec<_>>())),
+        ("examples", json!(examples.iter().map(|(a, b, k)| json!([a, b, k])).collect::<Vec<_>>())),
     ];
     Some(Flag {
         name: "zero-abort-under-contention".into(),
@@ -355,7 +367,8 @@ mod tests {
     fn overlapping_writers_of_one_key_are_counted_and_flagged_when_nothing_aborted() {
         let c = contention(&pairs(12, true, false));
         assert_eq!((c.write_write, c.read_write, c.aborted), (12, 0, 0));
-        assert_eq!(c.examples[0], (2, 3, Key::Int(0)));
+        assert_eq!(c.write_write_examples[0], (2, 3, Key::Int(0)));
+        assert!(c.read_write_examples.is_empty());
         let flag = zero_abort_under_contention(&pairs(12, true, false), "snapshot-isolation").unwrap();
         assert_eq!(flag.figures["contended_pairs"], 12);
         assert!(flag.message.contains("T2 and T3 on key 0"), "{}", flag.message);
