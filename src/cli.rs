@@ -13,6 +13,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "isocheck", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
+    /// Log what isocheck does on stderr (repeat for more: -v steps, -vv files and figures, -vvv
+    /// everything). Results go to stdout either way.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
@@ -43,6 +48,11 @@ pub enum Command {
     /// concurrent, serialized or partial. Exit code: 0, or 1 with --fail-on flags when the transactions
     /// ran one at a time; 2 bad usage or an unreachable system.
     Overlap(OverlapArgs),
+    /// Run every classic anomaly as a scripted interleaving (Hermitage's scenarios) on each system at
+    /// each level, judge each by the checker, and print the matrix.
+    ///
+    /// Exit code: 0 when it ran (whatever the matrix shows), 2 for bad input or an unreachable system.
+    Hermitage(HermitageArgs),
 }
 
 /// Flags of `isocheck check`.
@@ -55,7 +65,10 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub check: CheckFlags,
 
-    /// The workload the history's micro-ops belong to; detected from the micro-ops when absent.
+    /// The workload the history's micro-ops belong to; detected from the micro-ops when absent
+    /// (appends and list reads: list-append; register writes and reads: rw-register; an init op,
+    /// inserts, deletes and predicate reads: closed-predicate). Micro-ops of another workload are then
+    /// an error.
     #[arg(long, value_enum)]
     pub workload: Option<WorkloadName>,
 
@@ -63,9 +76,22 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
 
-    /// Also write findings.json and a Graphviz DOT file per reported cycle into this directory.
+    /// Also write the findings into this directory: findings.json, report.html, report.md, junit.xml,
+    /// and a DOT file and an SVG picture per reported cycle under cycles/.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub report: ReportFlags,
+}
+
+/// How the findings files are drawn; shared by every command that writes them.
+#[derive(Debug, Args)]
+pub struct ReportFlags {
+    /// Draw cycles/*.svg with Graphviz's dot when it is installed (default: drawn in process, no
+    /// Graphviz needed; report.html always draws in process).
+    #[arg(long)]
+    pub graphviz: bool,
 }
 
 /// What to check for; shared by every command that checks.
@@ -82,6 +108,22 @@ pub struct CheckFlags {
     /// only these anomalies (and those that imply them) are checked.
     #[arg(long = "anomaly", value_name = "ANOMALY")]
     pub anomalies: Vec<String>,
+
+    /// rw-register: assume that within a transaction, a write of a key follows the version it read of
+    /// it (Elle's :wfr-keys?), to order that key's versions.
+    #[arg(long)]
+    pub wfr_keys: bool,
+
+    /// rw-register: assume each key is sequentially consistent, so each process sees its versions in
+    /// order (Elle's :sequential-keys?), to order versions along process order.
+    #[arg(long)]
+    pub sequential_keys: bool,
+
+    /// rw-register: assume each key is linearizable (Elle's :linearizable-keys?), to order versions
+    /// along real-time order. Without one of these three assumptions a register history shows little
+    /// order; the report says how little.
+    #[arg(long)]
+    pub linearizable_keys: bool,
 }
 
 /// `--format`.
@@ -98,6 +140,11 @@ pub enum OutputFormat {
 pub enum WorkloadName {
     /// Appends to and reads of lists: [append k v], [r k list].
     ListAppend,
+    /// Writes and reads of registers: [w k v], [r k v].
+    RwRegister,
+    /// Elle's closed-predicate: an init op, then [insert k v], [delete k], [w k v], [r k v] and
+    /// predicate reads [rp pred rows].
+    ClosedPredicate,
 }
 
 /// Flags of `isocheck run`.
@@ -180,9 +227,13 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "WHAT")]
     pub fail_on: Vec<FailOn>,
 
-    /// Where to write history.jsonl, run.json and the findings (default: a fresh directory under runs/).
+    /// Where to write history.jsonl, run.json and the findings (findings.json, report.html, report.md,
+    /// junit.xml, cycles/) (default: a fresh directory under runs/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub report: ReportFlags,
 
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -358,4 +409,57 @@ pub enum SqliteBegin {
     Deferred,
     /// BEGIN IMMEDIATE.
     Immediate,
+}
+
+/// Flags of `isocheck hermitage`.
+#[derive(Debug, Args)]
+pub struct HermitageArgs {
+    /// The systems, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DbName::Engine])]
+    pub db: Vec<DbName>,
+
+    /// PostgreSQL's connection URL.
+    #[arg(long, env = "ISOCHECK_PG_URL", hide_env_values = true)]
+    pub url: Option<String>,
+
+    /// The levels, comma-separated; a level a system lacks is shown as such.
+    #[arg(long, value_delimiter = ',', default_values_t = [Level::ReadCommitted, Level::RepeatableRead, Level::Serializable])]
+    pub isolation: Vec<Level>,
+
+    /// A planted engine defect (engine only).
+    #[arg(long, value_name = "NAME")]
+    pub defect: Option<String>,
+
+    /// Only these scenarios (repeatable), by name: G0, G1a, ..., G2-two-edges.
+    #[arg(long = "scenario", value_name = "NAME")]
+    pub scenarios: Vec<String>,
+
+    /// Read scenarios from this directory of TOML files instead of the bundled ones (see hermitage/README.md).
+    #[arg(long, value_name = "DIR")]
+    pub scenario_dir: Option<PathBuf>,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = MatrixFormat::Text)]
+    pub format: MatrixFormat,
+
+    /// Also write matrix.json, matrix.md, matrix.html and each scenario's history to this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// SQLite only: how transactions begin.
+    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
+    pub sqlite_begin: SqliteBegin,
+}
+
+/// `--format` of the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatrixFormat {
+    /// A table for people.
+    Text,
+    /// One JSON object: {"matrix": [cells]}.
+    Json,
+    /// A Markdown table.
+    Markdown,
+    /// A self-contained HTML page.
+    Html,
 }

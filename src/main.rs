@@ -5,6 +5,7 @@
 mod cli;
 mod commands;
 mod exit;
+mod logging;
 
 use std::process::ExitCode;
 
@@ -19,6 +20,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    logging::init(args.verbose);
     match commands::run(args) {
         Ok(code) => ExitCode::from(code),
         Err(e) if exit::is_broken_pipe(&e) => ExitCode::from(exit::VALID),

@@ -103,3 +103,24 @@ fn a_defect_needs_the_engine_and_a_bad_level_is_refused() {
     let out = isocheck(&["run", "--defect", "ssi-of"], None);
     assert_eq!(out.code, 2);
 }
+
+#[test]
+fn an_rw_register_run_checks_its_registers_and_says_what_it_could_not_see() {
+    let (code, json, _dir) = run(&["--workload", "rw-register", "--txns", "2000"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["checked"]["workload"], "rw-register");
+    assert_eq!(json["run"]["workload"], "rw-register");
+    assert!(json["stats"]["edges"]["wr"].as_u64().unwrap() > 0, "{}", json["stats"]);
+    let spots = json["stats"]["blind_spots"].as_array().unwrap();
+    assert!(spots.iter().any(|s| s.as_str().unwrap().contains("keys written more than once")), "{spots:?}");
+}
+
+#[test]
+fn ssi_off_is_caught_on_registers_when_keys_are_assumed_linearizable() {
+    // Without assumptions a register history hides the write skew: writes are never ordered.
+    let (code, json, _dir) =
+        run(&["--workload", "rw-register", "--defect", "ssi-off", "--wfr-keys", "--linearizable-keys"]);
+    assert_eq!(code, 1, "{json}");
+    assert!(types(&json).contains(&"G2-item".to_string()), "{:?}", types(&json));
+    assert_eq!(json["checked"]["assumptions"], serde_json::json!(["wfr-keys", "linearizable-keys"]));
+}

@@ -14,8 +14,19 @@ pub struct Output {
 
 /// Runs `isocheck` with these arguments (and optional standard input).
 pub fn isocheck(args: &[&str], stdin: Option<&str>) -> Output {
+    run_binary(args, stdin, &[])
+}
+
+/// Runs `isocheck` with these arguments and environment variables set.
+pub fn isocheck_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    run_binary(args, None, env)
+}
+
+fn run_binary(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
         .args(args)
+        .envs(env.iter().copied())
+        .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -82,4 +93,66 @@ pub fn anomaly_types(json: &serde_json::Value) -> Vec<String> {
     json["anomaly_types"]
         .as_array()
         .map_or_else(Vec::new, |a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
+}
+
+/// Headless Chromium for tests that open the HTML report: `ISOCHECK_CHROMIUM`, else `chromium` (Debian's
+/// package) or `chromium-browser` on `PATH`. Under the test command (`ISOCHECK_CHROMIUM_REQUIRED` set) a
+/// missing browser is a failure, never a skip; run alone without it, the test says so and passes
+/// vacuously.
+pub fn chromium(test: &str) -> Option<PathBuf> {
+    let candidates: Vec<PathBuf> = match std::env::var_os("ISOCHECK_CHROMIUM") {
+        Some(path) => vec![PathBuf::from(path)],
+        None => {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            std::env::split_paths(&path).flat_map(|dir| [dir.join("chromium"), dir.join("chromium-browser")]).collect()
+        }
+    };
+    match candidates.into_iter().find(|p| p.is_file()) {
+        Some(found) => Some(found),
+        None if std::env::var_os("ISOCHECK_CHROMIUM_REQUIRED").is_some() => {
+            panic!(
+                "{test} needs Chromium: ISOCHECK_CHROMIUM_REQUIRED is set but neither ISOCHECK_CHROMIUM nor PATH has one"
+            )
+        }
+        None => {
+            eprintln!("{test}: skipped, no Chromium (apt-get install chromium, or run ./scripts/test)");
+            None
+        }
+    }
+}
+
+/// What headless Chromium made of a page: the DOM it built, and every message the page logged to its
+/// console (errors, blocked loads, Content Security Policy violations).
+pub struct Page {
+    pub dom: String,
+    pub console: Vec<String>,
+}
+
+/// Opens `file` in headless Chromium (no network, a throwaway profile) and returns its DOM and console.
+pub fn open_in_chromium(chromium: &Path, file: &Path) -> Page {
+    let profile = tempfile::tempdir().expect("a temporary profile directory");
+    let url = format!("file://{}", file.canonicalize().expect("the page exists").display());
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", &url])
+        .stdin(Stdio::null())
+        .output()
+        .expect("chromium starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "chromium failed ({}): {stderr}", out.status);
+    Page {
+        dom: String::from_utf8_lossy(&out.stdout).into_owned(),
+        console: stderr.lines().filter(|l| l.contains(":CONSOLE")).map(str::to_string).collect(),
+    }
 }

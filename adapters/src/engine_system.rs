@@ -3,7 +3,10 @@
 //! isolation, which is what the engine (like PostgreSQL) offers under that name. Lists, registers and
 //! records live in one engine key space, lists under a `list:` prefix and records under `record:`, so
 //! the tables never meet. A record is one engine value (its fields length-prefixed in one byte string),
-//! so, as a row in SQL, an update of one field conflicts with any other write of the record.
+//! so, as a row in SQL, an update of one field conflicts with any other write of the record. As in
+//! PostgreSQL, a write of a key another running transaction wrote blocks until that transaction ends; the
+//! engine's concurrency errors (a concurrent update, an SSI failure, a deadlock) map to aborts, as 40001
+//! and 40P01 do.
 
 use std::sync::Arc;
 
@@ -11,7 +14,7 @@ use engine::{Defect, Engine, EngineConfig, Error as EngineError, Isolation, Sess
 use histories::{Key, Predicate, Rows};
 
 use crate::level::{Level, LevelSupport};
-use crate::session::{AdapterError, Failure, KillSwitch, Record, Session, System, TxnError};
+use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 
 /// The embedded engine.
 pub struct EngineSystem {
@@ -136,6 +139,14 @@ fn from_engine_key(key: &engine::Key) -> Key {
     }
 }
 
+fn engine_predicate(predicate: &Predicate) -> engine::Predicate {
+    match *predicate {
+        Predicate::True => engine::Predicate::All,
+        Predicate::Eq(v) => engine::Predicate::Eq(v),
+        Predicate::Mod { m, r } => engine::Predicate::Mod { modulus: m, remainder: r },
+    }
+}
+
 fn isolation(level: Level) -> Isolation {
     match level {
         Level::ReadCommitted => Isolation::ReadCommitted,
@@ -158,6 +169,14 @@ impl EngineSession {
             EngineError::TypeMismatch { .. } | EngineError::NoTransaction | EngineError::TransactionInProgress => {
                 (Failure::Fatal, false)
             }
+            // The concurrency errors, PostgreSQL's 40001 (`write-conflict`, "could not serialize access due to
+            // concurrent update", and `serialization-failure`), 40P01 (`deadlock`) and 55P03 (`lock-timeout`):
+            // the engine rolled the transaction back, so it had no effect.
+            EngineError::WriteConflict { .. }
+            | EngineError::SerializationFailure { .. }
+            | EngineError::Deadlock { .. }
+            | EngineError::LockTimeout { .. } => (Failure::Aborted, false),
+            // A duplicate insert, or a statement after one of the above: the transaction is rolled back too.
             _ => (Failure::Aborted, false),
         };
         TxnError { failure, cause: e.cause().to_string(), message: e.to_string(), session_lost: lost }
@@ -212,12 +231,7 @@ impl Session for EngineSession {
     }
 
     fn scan(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
-        let predicate = match *predicate {
-            Predicate::True => engine::Predicate::All,
-            Predicate::Eq(v) => engine::Predicate::Eq(v),
-            Predicate::Mod { m, r } => engine::Predicate::Mod { modulus: m, remainder: r },
-        };
-        let rows = self.session.scan(.., predicate).map_err(|e| self.error(e))?;
+        let rows = self.session.scan(.., engine_predicate(predicate)).map_err(|e| self.error(e))?;
         let mut out = Rows::new();
         for (key, value) in rows {
             // Lists share the key space; a predicate read is over the registers only.
@@ -246,6 +260,39 @@ impl Session for EngineSession {
         *slot = value.to_vec();
         self.session.write(record_key(key), engine::Value::Bytes(encode_record(&record))).map_err(|e| self.error(e))?;
         Ok(true)
+    }
+
+    fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
+        // The engine's predicate delete returns the keys it deleted (re-checking each row after a wait, as
+        // PostgreSQL does). An equality predicate says what they held; otherwise a scan just before does.
+        let seen = match predicate {
+            Predicate::Eq(_) => Rows::new(),
+            _ => self.scan(predicate)?,
+        };
+        let deleted = self.session.delete_where(.., engine_predicate(predicate)).map_err(|e| self.error(e))?;
+        Ok(deleted
+            .iter()
+            .map(from_engine_key)
+            .filter_map(|k| {
+                let value = match predicate {
+                    Predicate::Eq(v) => Some(*v),
+                    _ => seen.get(&k).copied(),
+                };
+                value.map(|v| (k, v))
+            })
+            .collect())
+    }
+
+    fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
+        // One engine statement, so read committed re-checks a row it waited for: a SET over an equality
+        // predicate is the addition that takes the matched value to the new one.
+        let delta = match (change, predicate) {
+            (Change::Add(d), _) => d,
+            (Change::Set(x), Predicate::Eq(old)) => x.wrapping_sub(*old),
+            (Change::Set(_), _) => return Err(Change::set_needs_equality(predicate)),
+        };
+        let changed = self.session.update_where(.., engine_predicate(predicate), delta).map_err(|e| self.error(e))?;
+        Ok(changed.into_iter().map(|(k, old, new)| (from_engine_key(&k), old, new)).collect())
     }
 
     fn commit(&mut self) -> Result<(), TxnError> {
@@ -304,6 +351,61 @@ mod tests {
         let err = b.commit().unwrap_err();
         assert_eq!(err.failure, Failure::Aborted);
         assert_eq!(err.cause, "serialization-failure");
+    }
+
+    /// A session on `system`'s engine with its kill handle, which also tells whether a statement is blocked.
+    fn session(system: &EngineSystem) -> (EngineSession, SessionHandle) {
+        let session = system.engine().session();
+        let handle = session.handle();
+        (EngineSession { session, committing: false }, handle)
+    }
+
+    /// Spins until the statement on the session behind `handle` waits for another transaction.
+    fn until_blocked(handle: &SessionHandle) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while handle.waiting_for().is_none() {
+            assert!(std::time::Instant::now() < deadline, "the statement did not block");
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn a_deadlock_is_an_abort_with_cause_deadlock() {
+        let system = EngineSystem::new(None);
+        system.prepare(&[(Key::Int(1), 1), (Key::Int(2), 1)]).unwrap();
+        let ((mut a, a_handle), (mut b, _)) = (session(&system), session(&system));
+        a.begin(Level::ReadCommitted).unwrap();
+        b.begin(Level::ReadCommitted).unwrap();
+        a.write(&Key::Int(1), 2).unwrap();
+        b.write(&Key::Int(2), 2).unwrap();
+        std::thread::scope(|s| {
+            let blocked = s.spawn(move || a.write(&Key::Int(2), 3).and_then(|()| a.commit()));
+            until_blocked(&a_handle);
+            let err = b.write(&Key::Int(1), 3).unwrap_err();
+            assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, "deadlock", false));
+            blocked.join().unwrap().unwrap();
+        });
+    }
+
+    #[test]
+    fn a_concurrent_update_is_an_abort() {
+        let system = EngineSystem::new(None);
+        system.prepare(&[(Key::Int(1), 1)]).unwrap();
+        let ((mut a, _), (mut b, b_handle)) = (session(&system), session(&system));
+        a.begin(Level::RepeatableRead).unwrap();
+        b.begin(Level::RepeatableRead).unwrap();
+        a.write(&Key::Int(1), 2).unwrap();
+        std::thread::scope(|s| {
+            let blocked = s.spawn(move || b.write(&Key::Int(1), 3));
+            until_blocked(&b_handle);
+            a.commit().unwrap();
+            let err = blocked.join().unwrap().unwrap_err();
+            assert_eq!(
+                (err.failure, err.cause.as_str(), err.session_lost),
+                (Failure::Aborted, "write-conflict", false)
+            );
+            assert!(err.message.contains("concurrent update"), "{}", err.message);
+        });
     }
 
     #[test]

@@ -22,7 +22,7 @@ use ::postgres::{Client, Config, NoTls, Row, Statement};
 use histories::{Key, Predicate, Rows};
 
 use crate::level::{Level, LevelSupport};
-use crate::session::{AdapterError, Failure, KillSwitch, Record, Session, System, TxnError};
+use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 use crate::sql::{key_of_text, key_text, predicate_condition};
 use crate::txn_state::Tracked;
 
@@ -452,6 +452,38 @@ impl Session for PgConn {
     fn update_field(&mut self, key: &Key, field: usize, value: &[u8]) -> Result<bool, TxnError> {
         let sql = format!("UPDATE {} SET field{field} = $2 WHERE k = $1", self.tables.records);
         self.execute(sql, &[&key_text(key), &value]).map(|n| n > 0)
+    }
+
+    fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
+        let (condition, values) = predicate_condition(predicate, |i| format!("${i}"));
+        let sql = format!("DELETE FROM {} WHERE {condition} RETURNING k, v", self.tables.registers);
+        let params: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+        let rows = self.query(sql, &params)?;
+        rows.iter()
+            .map(|row| {
+                let key: &str = column(row, 0)?;
+                Ok((key_of_text(key)?, column(row, 1)?))
+            })
+            .collect()
+    }
+
+    fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
+        let (condition, mut values) = predicate_condition(predicate, |i| format!("${}", i + 1));
+        let (assign, amount) = match change {
+            Change::Set(x) => ("$1", x),
+            Change::Add(d) => ("v + $1", d),
+        };
+        values.insert(0, amount);
+        let sql = format!("UPDATE {} SET v = {assign} WHERE {condition} RETURNING k, v", self.tables.registers);
+        let params: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+        let rows = self.query(sql, &params)?;
+        rows.iter()
+            .map(|row| {
+                let key: &str = column(row, 0)?;
+                let new: i64 = column(row, 1)?;
+                Ok((key_of_text(key)?, change.value_seen(predicate, new)?, new))
+            })
+            .collect()
     }
 
     fn commit(&mut self) -> Result<(), TxnError> {

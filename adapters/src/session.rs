@@ -81,6 +81,14 @@ pub trait Session: Send {
         Err(no_records())
     }
 
+    /// Deletes every register row whose value satisfies the predicate, in one statement (SQL's
+    /// `DELETE ... WHERE`); returns the rows it deleted, with the values it saw.
+    fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError>;
+
+    /// Changes every register row whose value satisfies the predicate, in one statement (SQL's
+    /// `UPDATE ... WHERE`); returns each row changed as (key, value seen, value written).
+    fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError>;
+
     /// Commits.
     fn commit(&mut self) -> Result<(), TxnError>;
 
@@ -94,6 +102,45 @@ pub trait Session: Send {
 
 fn no_records() -> TxnError {
     TxnError::fatal("no-record-table", "this system has no record table")
+}
+
+/// How `update_where` changes a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// `SET v = x`. The value seen must follow from the predicate, so it needs an equality predicate.
+    Set(i64),
+    /// `SET v = v + d`.
+    Add(i64),
+}
+
+impl Change {
+    /// The value written over `old`.
+    pub fn apply(self, old: i64) -> i64 {
+        match self {
+            Change::Set(x) => x,
+            Change::Add(d) => old.wrapping_add(d),
+        }
+    }
+
+    /// The value seen, from the value written (SQL's `RETURNING` gives only the new value): it follows
+    /// from the change for `Add`, and from an equality predicate for `Set`.
+    pub fn value_seen(self, predicate: &Predicate, new: i64) -> Result<i64, TxnError> {
+        match (self, predicate) {
+            (Change::Add(d), _) => Ok(new.wrapping_sub(d)),
+            (Change::Set(_), Predicate::Eq(old)) => Ok(*old),
+            (Change::Set(_), other) => Err(Self::set_needs_equality(other)),
+        }
+    }
+
+    /// The error for a SET over a predicate that does not say what the rows held.
+    pub fn set_needs_equality(predicate: &Predicate) -> TxnError {
+        TxnError::fatal(
+            "unsupported",
+            format!(
+                "update_where with SET needs an equality predicate to know the value it overwrote, not {predicate}"
+            ),
+        )
+    }
 }
 
 /// Breaks a session's connection from another thread.

@@ -25,7 +25,7 @@ use histories::{Key, Predicate, Rows};
 use rusqlite::{Connection, ErrorCode, InterruptHandle, OptionalExtension, params, params_from_iter};
 
 use crate::level::{Level, LevelSupport};
-use crate::session::{AdapterError, Failure, KillSwitch, Record, Session, System, TxnError};
+use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 use crate::sql::{key_of_text, key_text, predicate_condition};
 use crate::txn_state::Tracked;
 
@@ -373,6 +373,29 @@ impl Session for SqliteConn {
     fn update_field(&mut self, key: &Key, field: usize, value: &[u8]) -> Result<bool, TxnError> {
         let sql = format!("UPDATE records SET field{field} = ?2 WHERE k = ?1");
         self.run(|c| c.prepare_cached(&sql)?.execute(params![key_text(key), value])).map(|n| n > 0)
+    }
+
+    fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
+        let (condition, values) = predicate_condition(predicate, |i| format!("?{i}"));
+        let sql = format!("DELETE FROM registers WHERE {condition} RETURNING k, v");
+        let rows: Vec<(String, i64)> = self.run(|c| {
+            c.prepare_cached(&sql)?.query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?.collect()
+        })?;
+        rows.into_iter().map(|(k, v)| Ok((key_of_text(&k)?, v))).collect()
+    }
+
+    fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
+        let (condition, mut values) = predicate_condition(predicate, |i| format!("?{}", i + 1));
+        let (assign, amount) = match change {
+            Change::Set(x) => ("?1", x),
+            Change::Add(d) => ("v + ?1", d),
+        };
+        values.insert(0, amount);
+        let sql = format!("UPDATE registers SET v = {assign} WHERE {condition} RETURNING k, v");
+        let rows: Vec<(String, i64)> = self.run(|c| {
+            c.prepare_cached(&sql)?.query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?.collect()
+        })?;
+        rows.into_iter().map(|(k, new)| Ok((key_of_text(&k)?, change.value_seen(predicate, new)?, new))).collect()
     }
 
     fn commit(&mut self) -> Result<(), TxnError> {

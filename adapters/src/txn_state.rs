@@ -11,7 +11,7 @@ use std::sync::Arc;
 use histories::{Key, Predicate, Rows};
 
 use crate::level::Level;
-use crate::session::{Failure, KillSwitch, Record, Session, TxnError};
+use crate::session::{Change, Failure, KillSwitch, Record, Session, TxnError};
 
 enum State {
     Idle,
@@ -136,6 +136,14 @@ impl<C: Session> Session for Tracked<C> {
         self.statement(|c| c.update_field(key, field, value))
     }
 
+    fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
+        self.statement(|c| c.delete_where(predicate))
+    }
+
+    fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
+        self.statement(|c| c.update_where(predicate, change))
+    }
+
     fn commit(&mut self) -> Result<(), TxnError> {
         match &self.state {
             State::Open => {}
@@ -227,6 +235,12 @@ mod tests {
         }
         fn scan(&mut self, _: &Predicate) -> Result<Rows, TxnError> {
             self.answer("scan").map(|()| Rows::new())
+        }
+        fn delete_where(&mut self, _: &Predicate) -> Result<Rows, TxnError> {
+            self.answer("delete_where").map(|()| Rows::new())
+        }
+        fn update_where(&mut self, _: &Predicate, _: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
+            self.answer("update_where").map(|()| Vec::new())
         }
         fn commit(&mut self) -> Result<(), TxnError> {
             self.answer("commit")

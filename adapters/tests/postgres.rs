@@ -55,6 +55,12 @@ fn records_round_trip() {
 }
 
 #[test]
+fn predicate_writes_report_what_they_saw() {
+    let Some(system) = system() else { return };
+    common::predicate_writes_report_what_they_saw(&system);
+}
+
+#[test]
 fn string_keys_keep_their_type() {
     let Some(system) = system() else { return };
     common::string_keys_keep_their_type(&system);

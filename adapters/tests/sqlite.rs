@@ -28,6 +28,11 @@ fn records_round_trip() {
 }
 
 #[test]
+fn predicate_writes_report_what_they_saw() {
+    common::predicate_writes_report_what_they_saw(&deferred());
+}
+
+#[test]
 fn string_keys_keep_their_type() {
     common::string_keys_keep_their_type(&deferred());
 }

@@ -1,74 +1,147 @@
-//! Checking a history: infer the workload's dependencies, add the process or real-time order when the
-//! models asked for need it (as Elle does), find the anomalies that need no graph, search every cyclic
-//! component for every cycle class, and decide the verdict from what the options prohibit. This module
-//! owns that sequence and the verdict; each step is its own module's.
+//! Checking a history: decide its workload (as asked, or from its micro-ops), infer the workload's
+//! dependencies and find the anomalies that need no graph, add the process or real-time order when the
+//! models asked for need it (as Elle does), search every cyclic component for every cycle class, and
+//! decide the verdict from what the options prohibit. This module owns that sequence and the verdict;
+//! each step is its own module's.
 
 use std::collections::BTreeMap;
 
 use histories::{History, OpType};
 
+use crate::closed_predicate::{self, ClosedPredicateExplainer};
 use crate::consistency_model::{self as cm, UNKNOWN_ANOMALIES};
 use crate::cycle_class::{CycleClass, all_classes};
 use crate::cycle_exists::{CycleExists, cycle_exists};
 use crate::cycle_search::{FoundCycle, search_component};
 use crate::error::CheckError;
 use crate::explain::{DataExplainer, case, cycle_text, facts, txn_view};
-use crate::graph::{DepGraph, TxnId};
+use crate::graph::{DepGraph, EdgeList, TxnId};
 use crate::kind::Kind;
 use crate::list_append::{self, ListAppendExplainer};
 use crate::options::{Options, Workload};
 use crate::orders;
-use crate::result::{Anomaly, CheckResult, Checked, Cycle, Stats, Step, Validity};
+use crate::result::{Anomaly, Case, CheckResult, Checked, Cycle, Stats, Step, Validity};
+use crate::rw_register::{self, RwRegisterExplainer};
 use crate::txn::Txns;
+use crate::workload;
 
 /// Checks a history against the options.
 pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckError> {
-    let txns = Txns::new(history);
-    let workload = Workload::ListAppend;
-    let index = list_append::Index::new(&txns)?;
-    let mut edges = index.edges(&txns);
-    let mut found: BTreeMap<String, Vec<Anomaly>> = index
-        .cases(&txns)
+    let workload = match options.workload() {
+        Some(workload) => workload,
+        None => workload::detect(history)?,
+    };
+    match workload {
+        Workload::ListAppend => {
+            let txns = Txns::new(history);
+            let index = list_append::Index::new(&txns)?;
+            let found = Found {
+                edges: index.edges(&txns),
+                cases: index.cases(&txns),
+                keys: index.key_count(),
+                ordered_keys: index.ordered_key_count(),
+                blind_spots: Vec::new(),
+            };
+            let explainer = ListAppendExplainer::new(&index, &txns);
+            Ok(conclude(history, &txns, workload, found, &explainer, options))
+        }
+        Workload::RwRegister => {
+            workload::refuse_init(history, workload)?;
+            let txns = Txns::new(history);
+            let index = rw_register::Index::new(&txns, options.inference())?;
+            let found = Found {
+                edges: index.edges(),
+                cases: index.cases(&txns),
+                keys: index.key_count(),
+                ordered_keys: index.ordered_key_count(),
+                blind_spots: index.blind_spots(),
+            };
+            let explainer = RwRegisterExplainer::new(&index, &txns);
+            Ok(conclude(history, &txns, workload, found, &explainer, options))
+        }
+        Workload::ClosedPredicate => {
+            let txns = Txns::with_init(history);
+            let index = closed_predicate::Index::new(&txns)?;
+            let found = Found {
+                edges: index.edges(&txns),
+                cases: index.cases(&txns),
+                keys: index.key_count(),
+                ordered_keys: index.ordered_key_count(),
+                blind_spots: index.blind_spots(),
+            };
+            let explainer = ClosedPredicateExplainer::new(&index, &txns);
+            Ok(conclude(history, &txns, workload, found, &explainer, options))
+        }
+    }
+}
+
+/// What a workload's analysis found before the graph: its dependencies, the anomalies that need no
+/// graph, and how much of the version order it could see.
+struct Found {
+    edges: EdgeList,
+    cases: BTreeMap<&'static str, Vec<Case>>,
+    keys: usize,
+    ordered_keys: usize,
+    blind_spots: Vec<String>,
+}
+
+/// The steps every workload shares: the orders the options need, the graph, the cycle search in each
+/// component, and the verdict.
+fn conclude(
+    history: &History,
+    txns: &Txns<'_>,
+    workload: Workload,
+    found: Found,
+    explainer: &dyn DataExplainer,
+    options: &Options,
+) -> CheckResult {
+    let Found { mut edges, cases, keys, ordered_keys, blind_spots } = found;
+    let mut found: BTreeMap<String, Vec<Anomaly>> = cases
         .into_iter()
         .map(|(name, cases)| (name.to_string(), cases.into_iter().map(Anomaly::Case).collect()))
         .collect();
     let reportable = options.reportable();
     let order = order_needed(&reportable);
     match order {
-        Some(Kind::Realtime) => edges.extend(orders::realtime_edges(&txns)),
-        Some(Kind::Process) => edges.extend(orders::process_edges(&txns)),
+        Some(Kind::Realtime) => edges.extend(orders::realtime_edges(txns)),
+        Some(Kind::Process) => edges.extend(orders::process_edges(txns)),
         _ => {}
     }
     let graph = DepGraph::build(txns.len(), edges);
     if graph.edge_count() == 0 {
         let text = "no transaction depends on any other: without dependencies there is nothing to check".to_string();
-        found.insert("empty-transaction-graph".into(), vec![Anomaly::Case(case(&txns, &[], None, facts([]), text))]);
+        found.insert("empty-transaction-graph".into(), vec![Anomaly::Case(case(txns, &[], None, facts([]), text))]);
     }
     let classes: Vec<CycleClass> =
         all_classes().into_iter().filter(|c| c.variant.is_none() || c.variant == order).collect();
-    let explainer = ListAppendExplainer::new(&index, &txns);
     let components = graph.cyclic_components();
     for component in &components {
         let cycles = search_component(&graph, component, &classes);
         let classes_found: Vec<&str> = cycles.iter().map(|c| c.class).collect();
         for exists in cycle_exists(&graph, component, &classes_found, order) {
-            let evidence = explain_exists(&txns, &explainer, &exists);
+            let evidence = explain_exists(txns, explainer, &exists);
             found.entry(exists.name.clone()).or_default().push(Anomaly::Cycle(evidence));
         }
         for cycle in cycles {
-            let evidence = explain_cycle(&txns, &explainer, &cycle);
+            let evidence = explain_cycle(txns, explainer, &cycle);
             found.entry(cycle.class.to_string()).or_default().push(Anomaly::Cycle(evidence));
         }
     }
-    let mut stats = stats(history, &txns, &graph, &components);
-    stats.keys = index.key_count();
-    stats.ordered_keys = index.ordered_key_count();
+    let mut stats = stats(history, txns, &graph, &components);
+    stats.keys = keys;
+    stats.ordered_keys = ordered_keys;
+    stats.blind_spots = blind_spots;
+    let assumptions = match workload {
+        Workload::RwRegister => options.inference().names().into_iter().map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
     let checked = Checked {
         workload: workload.name().to_string(),
         models: options.models().to_vec(),
         anomalies: options.anomalies().to_vec(),
+        assumptions,
     };
-    Ok(verdict(found, options, stats, checked))
+    verdict(found, options, stats, checked)
 }
 
 /// The order Elle adds for these reportable anomalies: real time if any real-time class matters (it

@@ -196,14 +196,9 @@ fn witness(edges: &[SubEdge], members: &[u32]) -> Option<Vec<(TxnId, Kind)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::EdgeList;
 
     fn graph(n: usize, edges: &[(u32, u32, Kind)]) -> DepGraph {
-        let mut list = EdgeList::new();
-        for &(a, b, k) in edges {
-            list.add(a, b, k);
-        }
-        DepGraph::build(n, list)
+        DepGraph::from_edges(n, edges)
     }
 
     #[test]

@@ -299,15 +299,10 @@ struct Bfs {
 mod tests {
     use super::*;
     use crate::cycle_class::{all_classes, classify};
-    use crate::graph::EdgeList;
     use Kind::*;
 
     fn graph(n: usize, edges: &[(u32, u32, Kind)]) -> DepGraph {
-        let mut list = EdgeList::new();
-        for &(a, b, k) in edges {
-            list.add(a, b, k);
-        }
-        DepGraph::build(n, list)
+        DepGraph::from_edges(n, edges)
     }
 
     fn found(g: &DepGraph) -> Vec<(String, Vec<(TxnId, Kind)>)> {

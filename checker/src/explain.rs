@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use histories::{Key, Mop};
+use histories::{Key, Mop, RowsText};
 
 use crate::graph::TxnId;
 use crate::kind::Kind;
@@ -30,18 +30,22 @@ pub fn txn_view(txns: &Txns<'_>, id: TxnId) -> TxnView {
         process: invoke.process.to_string(),
         outcome: txns.outcome(id),
         value: txns.mops(id).to_vec(),
+        init_rows: txns.init_rows(id).cloned(),
         invoke_time: invoke.time,
         complete_time: completion.and_then(|c| c.time),
         error: completion.and_then(|c| c.error.as_deref()).map(str::to_string),
     }
 }
 
-/// `T12 = {:index 12, :type :ok, :process 0, :value [[append 3 1] [r 4 [1 2]]]}`.
+/// `T12 = {:index 12, :type :ok, :process 0, :value [[append 3 1] [r 4 [1 2]]]}`; an `init` op shows
+/// its rows: `T1 = {:index 1, :type :ok, :process 0, :f :init, :value {1 10, 2 20}}`.
 pub fn binding(view: &TxnView) -> String {
-    let mut text = format!(
-        "T{} = {{:index {}, :type :{}, :process {}, :value [",
-        view.index, view.index, view.outcome, view.process
-    );
+    let head =
+        format!("T{} = {{:index {}, :type :{}, :process {}, ", view.index, view.index, view.outcome, view.process);
+    if let Some(rows) = &view.init_rows {
+        return format!("{head}:f :init, :value {}}}", RowsText(rows));
+    }
+    let mut text = format!("{head}:value [");
     for (i, mop) in view.value.iter().enumerate() {
         if i > 0 {
             text.push(' ');

@@ -94,6 +94,15 @@ impl DepGraph {
         DepGraph { csr, kind_counts }
     }
 
+    /// A graph over `node_count` transactions with these dependencies: the shorthand tests use.
+    pub fn from_edges(node_count: usize, edges: &[(TxnId, TxnId, Kind)]) -> DepGraph {
+        let mut list = EdgeList::new();
+        for &(from, to, kind) in edges {
+            list.add(from, to, kind);
+        }
+        DepGraph::build(node_count, list)
+    }
+
     /// The number of transactions.
     pub fn node_count(&self) -> usize {
         self.csr.node_count()
@@ -161,11 +170,7 @@ mod tests {
     use super::*;
 
     fn graph(n: usize, edges: &[(u32, u32, Kind)]) -> DepGraph {
-        let mut list = EdgeList::new();
-        for &(a, b, k) in edges {
-            list.add(a, b, k);
-        }
-        DepGraph::build(n, list)
+        DepGraph::from_edges(n, edges)
     }
 
     #[test]

@@ -21,9 +21,35 @@
 //! assert_eq!(result.anomaly_types, vec!["G2-item"]);
 //! assert_eq!(result.not, vec!["repeatable-read"]);
 //! ```
+//!
+//! The workload (list-append, rw-register, closed-predicate) is detected from the micro-ops. A register
+//! read shows one value, not the writes before it, so a register history may show little order; the
+//! result says what it could not see, and Elle's assumptions can order more:
+//!
+//! ```
+//! use checker::{check, Inference, Options, Validity};
+//! use histories::{parse, Format};
+//!
+//! // Two writes of x, one at a time, that nobody read.
+//! let text = r#"{"type":"invoke","process":0,"value":[["w","x",1]]}
+//! {"type":"ok","process":0,"value":[["w","x",1]]}
+//! {"type":"invoke","process":1,"value":[["w","x",2]]}
+//! {"type":"ok","process":1,"value":[["w","x",2]]}"#;
+//! let history = parse(text, Format::JsonLines, "writes.jsonl").unwrap();
+//! let result = check(&history, &Options::default()).unwrap();
+//! assert_eq!((result.valid, result.checked.workload.as_str()), (Validity::Valid, "rw-register"));
+//! assert_eq!((result.stats.keys, result.stats.ordered_keys), (1, 0));
+//! assert_eq!(result.stats.blind_spots.len(), 2);
+//!
+//! let linearizable = Inference { linearizable_keys: true, ..Inference::default() };
+//! let result = check(&history, &Options::default().with_inference(linearizable)).unwrap();
+//! assert_eq!(result.stats.ordered_keys, 1);
+//! assert_eq!(result.stats.edges["ww"], 1);
+//! ```
 #![deny(missing_docs)]
 
 mod check;
+mod closed_predicate;
 pub mod consistency_model;
 pub mod cycle_class;
 pub mod cycle_exists;
@@ -32,16 +58,19 @@ mod error;
 mod explain;
 pub mod graph;
 pub mod invariants;
+mod item;
 pub mod kind;
 mod list_append;
 mod options;
 mod orders;
 mod result;
+mod rw_register;
 pub mod timing;
 mod txn;
+mod workload;
 
 pub use check::check;
 pub use error::CheckError;
 pub use kind::{Kind, Kinds};
-pub use options::{Options, Workload};
+pub use options::{Inference, Options, Workload};
 pub use result::{Anomaly, Case, CheckResult, Checked, Cycle, Flag, Invariant, Stats, Step, TxnView, Validity};

@@ -1,8 +1,11 @@
-//! What a check looks for: consistency models (`--model`, default strict-serializable) and specific
-//! anomalies (`--anomaly`, with Elle's umbrella classes such as `G1`, `G2`, `G-single`). As in Elle, a
-//! model prohibits its anomalies and everything that implies them; a named anomaly prohibits itself and
-//! everything that implies it; asking only for anomalies checks only those. This module owns the names
-//! and that expansion; the lattice behind it is `consistency_model`'s.
+//! What a check looks for and how it reads the history: consistency models (`--model`, default
+//! strict-serializable) and specific anomalies (`--anomaly`, with Elle's umbrella classes such as `G1`,
+//! `G2`, `G-single`); the workload the micro-ops belong to (`--workload`, detected when absent); and
+//! Elle's register-inference assumptions (`--wfr-keys`, `--sequential-keys`, `--linearizable-keys`). As
+//! in Elle, a model prohibits its anomalies and everything that implies them; a named anomaly prohibits
+//! itself and everything that implies it; asking only for anomalies checks only those. This module owns
+//! the names and that expansion; the lattice behind it is `consistency_model`'s, detecting the workload
+//! is `workload`'s.
 
 use std::collections::BTreeSet;
 
@@ -10,18 +13,66 @@ use crate::consistency_model::{self as cm, UNKNOWN_ANOMALIES};
 use crate::error::CheckError;
 
 /// The workload a history's micro-ops are read as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Workload {
     /// Elle's list-append: `[append k v]` and `[r k list]`.
     ListAppend,
+    /// Elle's rw-register: `[w k v]` and `[r k v]`.
+    RwRegister,
+    /// Elle's closed-predicate: an `init` op fixing the initial rows, then `[insert k v]`, `[delete k]`,
+    /// `[w k v]`, `[r k v]` and predicate reads `[rp pred rows]`.
+    ClosedPredicate,
 }
 
 impl Workload {
-    /// The workload's name.
+    /// Every workload the checker reads.
+    pub const ALL: [Workload; 3] = [Workload::ListAppend, Workload::RwRegister, Workload::ClosedPredicate];
+
+    /// The workload's name, as Elle's namespace names it.
     pub fn name(self) -> &'static str {
         match self {
             Workload::ListAppend => "list-append",
+            Workload::RwRegister => "rw-register",
+            Workload::ClosedPredicate => "closed-predicate",
         }
+    }
+
+    /// The workload of this name.
+    pub fn parse(name: &str) -> Option<Workload> {
+        Workload::ALL.into_iter().find(|w| w.name() == name)
+    }
+}
+
+/// Elle's assumptions for inferring a register's version order beyond its initial state
+/// (`elle.rw-register`'s `:wfr-keys?`, `:sequential-keys?`, `:linearizable-keys?`). Each is a claim
+/// about the system, not something the history shows: a system that breaks it can be reported for
+/// anomalies it does not have. Only rw-register histories use them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Inference {
+    /// Within a transaction, a write of a key follows the version the transaction read of it.
+    pub wfr_keys: bool,
+    /// Each key is sequentially consistent: a process sees its versions in order.
+    pub sequential_keys: bool,
+    /// Each key is linearizable: versions follow real-time order.
+    pub linearizable_keys: bool,
+}
+
+impl Inference {
+    /// The names of the assumptions made, as the flags spell them (`wfr-keys`, ...).
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            (self.wfr_keys, "wfr-keys"),
+            (self.sequential_keys, "sequential-keys"),
+            (self.linearizable_keys, "linearizable-keys"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
+    }
+
+    /// Whether any assumption is made.
+    pub fn any(self) -> bool {
+        self.wfr_keys || self.sequential_keys || self.linearizable_keys
     }
 }
 
@@ -30,12 +81,19 @@ impl Workload {
 pub struct Options {
     models: Vec<String>,
     anomalies: Vec<String>,
+    workload: Option<Workload>,
+    inference: Inference,
 }
 
 impl Default for Options {
-    /// Strict serializability, Elle's default.
+    /// Strict serializability, Elle's default; the workload detected; no register assumptions.
     fn default() -> Self {
-        Options { models: vec!["strict-serializable".into()], anomalies: Vec::new() }
+        Options {
+            models: vec!["strict-serializable".into()],
+            anomalies: Vec::new(),
+            workload: None,
+            inference: Inference::default(),
+        }
     }
 }
 
@@ -58,7 +116,29 @@ impl Options {
         if models.is_empty() && anomalies.is_empty() {
             return Ok(Options::default());
         }
-        Ok(Options { models: models.to_vec(), anomalies: anomalies.to_vec() })
+        Ok(Options { models: models.to_vec(), anomalies: anomalies.to_vec(), ..Options::default() })
+    }
+
+    /// Reads the history as this workload, or detects it from the micro-ops (`None`).
+    pub fn with_workload(mut self, workload: Option<Workload>) -> Options {
+        self.workload = workload;
+        self
+    }
+
+    /// Infers register version orders with these assumptions.
+    pub fn with_inference(mut self, inference: Inference) -> Options {
+        self.inference = inference;
+        self
+    }
+
+    /// The workload asked for, if any.
+    pub fn workload(&self) -> Option<Workload> {
+        self.workload
+    }
+
+    /// The register-inference assumptions.
+    pub fn inference(&self) -> Inference {
+        self.inference
     }
 
     /// The models asked for.

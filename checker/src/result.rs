@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use histories::{Key, Mop, OpType};
+use histories::{Key, Mop, OpType, Rows};
 use serde::{Serialize, Serializer};
 
 use crate::kind::Kind;
@@ -65,6 +65,9 @@ pub struct Checked {
     pub models: Vec<String>,
     /// The anomalies asked for besides those the models prohibit.
     pub anomalies: Vec<String>,
+    /// The register-inference assumptions made (`wfr-keys`, `sequential-keys`, `linearizable-keys`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<String>,
 }
 
 /// A finding that is not an isolation anomaly, with the figures behind it.
@@ -115,7 +118,10 @@ pub struct Stats {
     pub edges: BTreeMap<String, usize>,
     /// Keys seen.
     pub keys: usize,
-    /// Keys whose versions the checker could order.
+    /// Keys whose version order the history shows: for list-append, keys some read ordered; for
+    /// rw-register, keys whose inferred order ranks every version against every other; for
+    /// closed-predicate, keys at most one transaction wrote (the others are ordered by when their writers
+    /// completed, an assumption).
     pub ordered_keys: usize,
     /// Strongly connected components with more than one transaction.
     pub cyclic_components: usize,
@@ -233,6 +239,9 @@ pub struct TxnView {
     pub outcome: OpType,
     /// The micro-ops.
     pub value: Vec<Mop>,
+    /// For a predicate workload's `init` op, the rows it installed (its micro-ops are then empty).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init_rows: Option<Rows>,
     /// When it was invoked (ns).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invoke_time: Option<i64>,

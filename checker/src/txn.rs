@@ -1,9 +1,11 @@
-//! The transactions a check looks at: every client invocation of a history (but the `init` of a
-//! predicate workload), with a dense id, how it ended, and the micro-ops that describe it. This module
-//! owns that view and how transactions are named in explanations (`T` and the completion's index, so
-//! a person can find it in the file); the history itself is the `histories` crate's.
+//! The transactions a check looks at: every client invocation of a history, with a dense id, how it
+//! ended, and the micro-ops that describe it. The `init` op of a predicate workload is one too when the
+//! workload reads it ([`Txns::with_init`]): Elle's closed-predicate checker treats it as the transaction
+//! that installed the initial rows. This module owns that view and how transactions are named in
+//! explanations (`T` and the completion's index, so a person can find it in the file); the history
+//! itself is the `histories` crate's.
 
-use histories::{History, Mop, Op, OpType};
+use histories::{Function, History, Mop, Op, OpType, OpValue, Rows};
 
 use crate::graph::TxnId;
 
@@ -23,11 +25,21 @@ pub struct Txns<'h> {
 }
 
 impl<'h> Txns<'h> {
-    /// The transactions of `history`.
+    /// The transactions of `history`, leaving out `init` ops.
     pub fn new(history: &'h History) -> Txns<'h> {
+        Txns::build(history, false)
+    }
+
+    /// The transactions of `history`, `init` ops included (their micro-ops are empty; their rows are
+    /// [`Txns::init_rows`]).
+    pub fn with_init(history: &'h History) -> Txns<'h> {
+        Txns::build(history, true)
+    }
+
+    fn build(history: &'h History, with_init: bool) -> Txns<'h> {
         let records = history
             .transactions()
-            .filter(|t| t.invoke.f != histories::Function::Init)
+            .filter(|t| with_init || t.invoke.f != histories::Function::Init)
             .map(|t| Record {
                 invoke_at: t.invoke_at as u32,
                 completion_at: t.completion_at.map_or(u32::MAX, |c| c as u32),
@@ -100,6 +112,19 @@ impl<'h> Txns<'h> {
     /// `fail` or `info` completion may omit its value), then the invocation's.
     pub fn mops(&self, id: TxnId) -> &'h [Mop] {
         self.mops[id as usize]
+    }
+
+    /// The rows an `init` op installed (its completion's, or its invocation's when the completion gives
+    /// none); `None` for any other transaction.
+    pub fn init_rows(&self, id: TxnId) -> Option<&'h Rows> {
+        let rows = |op: &'h Op| match &op.value {
+            OpValue::Rows(rows) if op.f == Function::Init => Some(rows),
+            _ => None,
+        };
+        match self.completion(id).and_then(rows) {
+            Some(r) if !r.is_empty() => Some(r),
+            other => rows(self.invoke(id)).or(other),
+        }
     }
 
     /// The index that names the transaction: its completion's (its invocation's if it never completed).

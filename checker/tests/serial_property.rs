@@ -5,11 +5,12 @@
 //! (a read shown one version stale, an append lost, a read of an aborted write) it must flag it, with
 //! the evidence that corruption leaves: the cycles through the transaction it touched, the aborted
 //! reads it made. Each property runs a fixed number of cases, small enough for CI; a failing case
-//! prints its recipe (`SerialCase`, which rebuilds it) and the corrupted history as JSON Lines.
+//! prints its recipe (`SerialCase`, which rebuilds it) and the corrupted history as JSON Lines. The
+//! rw-register checker's properties are in `serial_register_property.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use checker::{Anomaly, CheckError, CheckResult, Kind, Options, Validity, check};
+use checker::{Anomaly, CheckResult, Kind, Options, Validity, check};
 use generators::strategies::{SerialCase, serial_case};
 use histories::{History, Key, Mop, Observed, Op, OpType, OpValue, write_jsonl};
 use proptest::prelude::*;
@@ -186,18 +187,6 @@ proptest! {
     #[test]
     fn serial_histories_check_valid(case in serial_case(1..=150)) {
         assert_valid_under_every_model(&case.list_append().history)?;
-    }
-
-    /// A serial rw-register history is valid too, or, while the checker reads only list-append, refused
-    /// as micro-ops it cannot read: an error, never a verdict and never a panic.
-    #[test]
-    fn serial_rw_register_histories_check_valid_or_are_refused(case in serial_case(1..=60)) {
-        let history = case.rw_register().history;
-        match check(&history, &Options::default()) {
-            Ok(_) => assert_valid_under_every_model(&history)?,
-            Err(CheckError::Workload { message, .. }) => prop_assert!(message.contains("register"), "{}", message),
-            Err(other) => prop_assert!(false, "{}", other),
-        }
     }
 
     /// A read shown one version stale: an `ok` transaction R read key k = L (non-empty) where the

@@ -4,13 +4,16 @@
 //! serializable: take the next timestamp, run the SSI check (`ssi.rs`), turn each uncommitted version into a
 //! committed one (pruning what no snapshot can see any more), and only then publish the timestamp, so a snapshot
 //! sees all of a commit or none of it. Write-write conflicts need no re-check here: the first-updater-wins rule in
-//! `version_chain.rs` already allows only one uncommitted version per key. Does not own statements (`txn.rs`) or
-//! the bookkeeping after a transaction ends (`EngineInner::end_txn`). The protocol is timestamp-ordered snapshot
-//! isolation (Berenson et al. 1995) with SSI's pre-commit check (Ports & Grittner 2012 §5).
+//! `version_chain.rs` already allows only one uncommitted version per key. Once its versions are installed (or, on
+//! rollback, removed), outside the commit lock, the transaction's own lock is released, waking the writers waiting
+//! for it (`lock_wait.rs`); they then find each key as this transaction left it. Does not own statements
+//! (`txn.rs`) or the bookkeeping after a transaction ends (`EngineInner::end_txn`). The protocol is timestamp-ordered
+//! snapshot isolation (Berenson et al. 1995) with SSI's pre-commit check (Ports & Grittner 2012 §5).
 
 use crate::defect::Defect;
 use crate::engine::EngineInner;
 use crate::error::{Error, Result};
+use crate::lock_wait::Fate;
 use crate::sync::{lock, yield_now};
 use crate::txn::Txn;
 
@@ -18,18 +21,18 @@ impl EngineInner {
     /// Commits `txn`. On an error nothing was installed, and the caller rolls the transaction back.
     pub(crate) fn commit(&self, txn: &Txn) -> Result<()> {
         txn.check_doomed(self)?;
-        if txn.writes().is_empty() && !txn.is_serializable() {
-            return Ok(());
+        if !txn.writes().is_empty() || txn.is_serializable() {
+            let _commit = lock(&self.commit_lock);
+            // Only commit-lock holders advance the watermark, so the next timestamp is one past it.
+            let ts = self.clock.latest() + 1;
+            if txn.is_serializable() {
+                self.ssi
+                    .pre_commit(txn.id(), txn.writes().is_empty(), ts)
+                    .map_err(|conflict| Error::SerializationFailure { conflict })?;
+            }
+            self.install(txn, ts);
         }
-        let _commit = lock(&self.commit_lock);
-        // Only commit-lock holders advance the watermark, so the next timestamp is one past it.
-        let ts = self.clock.latest() + 1;
-        if txn.is_serializable() {
-            self.ssi
-                .pre_commit(txn.id(), txn.writes().is_empty(), ts)
-                .map_err(|conflict| Error::SerializationFailure { conflict })?;
-        }
-        self.install(txn, ts);
+        txn.release_lock(Fate::Committed);
         Ok(())
     }
 
@@ -59,11 +62,12 @@ impl EngineInner {
         self.clock.publish(ts);
     }
 
-    /// Discards `txn`'s uncommitted versions and its SSI state.
+    /// Discards `txn`'s uncommitted versions and its SSI state, and wakes the writers waiting for it.
     pub(crate) fn rollback(&self, txn: &Txn) {
         for chain in txn.writes().values() {
             chain.lock().remove_pending(txn.id());
         }
+        txn.release_lock(Fate::RolledBack);
         if txn.is_serializable() {
             self.ssi.release(txn.id());
         }

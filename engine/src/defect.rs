@@ -16,8 +16,10 @@ pub enum Defect {
     /// Serializable silently runs as snapshot isolation: the SSI pre-commit check (`ssi.rs`, `Ssi::check`)
     /// returns early, so write skew commits.
     SsiOff,
-    /// Write-write conflicts go undetected (`version_chain.rs`, `ChainState::write_conflict_check`), so concurrent
-    /// read-modify-writes lose updates under snapshot isolation and serializable.
+    /// First committer wins is skipped (`version_chain.rs`, `ChainState::write_conflict_check`): a writer still waits
+    /// for a concurrent writer of the key, but when that one commits, or committed after the writer's snapshot, it
+    /// overwrites it instead of failing, so concurrent read-modify-writes lose updates under snapshot isolation
+    /// and serializable.
     NoFirstCommitterWins,
     /// The visibility check also accepts other transactions' uncommitted versions (`version_chain.rs`,
     /// `ChainState::visible`).
@@ -48,7 +50,7 @@ impl Defect {
         match self {
             Defect::GlobalLock => "one lock held from begin to commit: correct results, fully serialized",
             Defect::SsiOff => "serializable silently runs as snapshot isolation",
-            Defect::NoFirstCommitterWins => "write-write conflicts are not detected: lost updates",
+            Defect::NoFirstCommitterWins => "a writer overwrites a concurrent commit instead of failing: lost updates",
             Defect::DirtyRead => "reads see other transactions' uncommitted writes",
             Defect::NonAtomicCommit => "a commit's writes become visible one by one",
         }

@@ -1,13 +1,16 @@
 //! The engine handle, its configuration, and the beginning and end of every transaction.
 //!
-//! Owns: [`Engine`] (a cheap, shareable handle), [`EngineConfig`] (the planted defect and test hooks), and
-//! `EngineInner`, which ties the clock, the key space, SSI and the counters together. Does not own statements
-//! (`txn.rs`), the commit protocol (`commit.rs`) or sessions (`session.rs`).
+//! Owns: [`Engine`] (a cheap, shareable handle), [`EngineConfig`] (the planted defect, the lock timeout and test
+//! hooks), and `EngineInner`, which ties the clock, the key space, SSI, the wait-for graph and the counters
+//! together. Does not own statements (`txn.rs`), the commit protocol (`commit.rs`), waiting (`lock_wait.rs`) or
+//! sessions (`session.rs`).
 //!
 //! Lock order, outermost first: a session's state; the commit lock; then exactly one of a chain, the SSI registry,
-//! the predicate-lock table, a store shard or the active-snapshot set, never two of those at once. The transaction
-//! gate exists only for the `global-lock` defect; `begin` takes it inside the session's state lock and before
-//! anything else.
+//! the predicate-lock table, a store shard, the active-snapshot set, the wait-for graph, a session's wait slot or a
+//! transaction lock's state, never two of those at once. A statement waiting for another transaction holds only its
+//! session's state (and blocks on the other's transaction lock); `kill` wakes it before taking that state. The
+//! transaction gate exists only for the `global-lock` defect; `begin` takes it inside the session's state lock and
+//! before anything else.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -16,12 +19,13 @@ use crate::defect::Defect;
 use crate::error::{Error, Result};
 use crate::isolation::Isolation;
 use crate::key::Key;
+use crate::lock_wait::{Interrupt, WaitGraph};
 use crate::session::Session;
 use crate::snapshot::Clock;
 use crate::ssi::Ssi;
 use crate::stats::{Counters, Stats, StorageStats};
 use crate::store::Store;
-use crate::sync::{Arc, Condvar, Mutex, lock};
+use crate::sync::{Arc, Condvar, Mutex, lock, wait_timeout};
 use crate::txn::Txn;
 
 /// A callback run during commit after each write is installed, with the written key. Tests use it to pause a commit
@@ -38,7 +42,7 @@ pub struct EngineConfig {
 
 impl Default for EngineConfig {
     fn default() -> EngineConfig {
-        EngineConfig { defect: None, lock_timeout: Duration::from_secs(5), install_hook: None }
+        EngineConfig { defect: None, lock_timeout: Duration::from_secs(10), install_hook: None }
     }
 }
 
@@ -53,7 +57,7 @@ impl fmt::Debug for EngineConfig {
 }
 
 impl EngineConfig {
-    /// The correct engine: no defect, a 5 s lock timeout (only used by `global-lock`), no hook.
+    /// The correct engine: no defect, a 10 s lock timeout, no hook.
     pub fn new() -> EngineConfig {
         EngineConfig::default()
     }
@@ -64,8 +68,10 @@ impl EngineConfig {
         self
     }
 
-    /// How long `begin` waits for the transaction lock of the `global-lock` defect before failing with
-    /// [`Error::LockTimeout`].
+    /// How long a wait for a lock may last before failing with [`Error::LockTimeout`]: a write waiting for another
+    /// transaction's uncommitted version, or `begin` waiting for the transaction lock of the `global-lock` defect.
+    /// A last resort against a transaction left open forever (deadlocks are detected without it); the default,
+    /// 10 s, is far beyond any wait a running workload causes.
     pub fn lock_timeout(mut self, timeout: Duration) -> EngineConfig {
         self.lock_timeout = timeout;
         self
@@ -101,6 +107,7 @@ impl Engine {
             store: Store::default(),
             ssi,
             commit_lock: Mutex::new(()),
+            waits: WaitGraph::default(),
             gate: Gate::default(),
             counters: Counters::default(),
         };
@@ -156,6 +163,8 @@ pub(crate) struct EngineInner {
     pub(crate) ssi: Ssi,
     /// Serializes validation and installation of commits; held for a few chain operations per written key.
     pub(crate) commit_lock: Mutex<()>,
+    /// Which blocked transaction waits for which, for deadlock detection.
+    pub(crate) waits: WaitGraph,
     gate: Gate,
     pub(crate) counters: Counters,
 }
@@ -166,8 +175,9 @@ impl EngineInner {
     }
 
     /// Starts a transaction: a registered snapshot, and SSI tracking at serializable. Never waits for another
-    /// transaction, except under the `global-lock` defect.
-    pub(crate) fn begin_txn(&self, isolation: Isolation) -> Result<Txn> {
+    /// transaction, except under the `global-lock` defect. `interrupt` is the session's, so a kill reaches the
+    /// transaction's waits.
+    pub(crate) fn begin_txn(&self, isolation: Isolation, interrupt: Arc<Interrupt>) -> Result<Txn> {
         // The `global-lock` defect: one lock held from begin to commit or rollback (released in `end_txn`), the MVCC
         // layer on a global mutex that isocheck's overlap test exists to catch.
         if self.defect() == Some(Defect::GlobalLock) {
@@ -176,7 +186,7 @@ impl EngineInner {
         let id = self.clock.next_txn_id();
         let snapshot = self.clock.take_snapshot();
         let sxact = (isolation == Isolation::Serializable).then(|| self.ssi.begin(id, snapshot));
-        Ok(Txn::new(id, isolation, snapshot, sxact))
+        Ok(Txn::new(id, isolation, snapshot, sxact, interrupt))
     }
 
     /// Releases what a finished transaction held once it has committed or been rolled back.
@@ -208,10 +218,7 @@ impl Gate {
             if now >= deadline {
                 return Err(Error::LockTimeout { waited: timeout });
             }
-            held = match self.freed.wait_timeout(held, deadline - now) {
-                Ok((guard, _)) => guard,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
+            held = wait_timeout(&self.freed, held, deadline - now);
         }
         *held = true;
         Ok(())

@@ -1,9 +1,21 @@
 //! The engine's errors.
 //!
 //! Owns: [`Error`], hand-written and `#[non_exhaustive]` after redb's `src/error.rs`, and [`Conflict`], the evidence
-//! behind a serialization failure. Does not own when they are raised. Like PostgreSQL's SQLSTATE 40001, a
-//! [`Error::SerializationFailure`] or [`Error::WriteConflict`] aborts the transaction; any other statement error
-//! aborts it too (PostgreSQL's "current transaction is aborted"), and the caller must `rollback` before `begin`.
+//! behind an SSI serialization failure. Does not own when they are raised. The concurrency errors follow
+//! PostgreSQL's SQLSTATEs, and each aborts the transaction and is worth retrying ([`Error::is_retryable`]):
+//!
+//! - [`Error::WriteConflict`], PostgreSQL's 40001 "could not serialize access due to concurrent update": above read
+//!   committed, a write to a key that a transaction committed after this one's snapshot, whether it committed
+//!   before the write or while the write waited for it.
+//! - [`Error::SerializationFailure`], 40001 "... due to read/write dependencies among transactions": at
+//!   serializable, SSI's dangerous-structure check.
+//! - [`Error::Deadlock`], 40P01 "deadlock detected": a write that would wait for a transaction that (transitively)
+//!   waits for this one.
+//! - [`Error::LockTimeout`], 55P03 (`lock_timeout`): a wait that outlived [`crate::EngineConfig::lock_timeout`], a
+//!   last resort that a running workload never reaches.
+//!
+//! Any other statement error aborts the transaction too (PostgreSQL's "current transaction is aborted"), and the
+//! caller must `rollback` before `begin`.
 
 use std::fmt;
 use std::time::Duration;
@@ -24,8 +36,10 @@ pub enum Error {
         /// The dangerous structure, with the transactions and keys on its edges.
         conflict: Box<Conflict>,
     },
-    /// Another transaction wrote `key` first: it holds an uncommitted version (at any level; PostgreSQL would wait
-    /// for it, the engine aborts instead) or, above read committed, committed one after this transaction's snapshot.
+    /// Above read committed, `other` committed a version of `key` after this transaction's snapshot, so writing the
+    /// key would overwrite a version this transaction never saw (first committer wins). Raised at the write,
+    /// either at once or after waiting for `other` to commit, as PostgreSQL's repeatable read and serializable do;
+    /// never at read committed, which waits and then writes over the newest version.
     #[error("could not serialize access due to concurrent update of key {key} by {other}")]
     WriteConflict {
         /// The key both transactions wrote.
@@ -33,7 +47,18 @@ pub enum Error {
         /// The transaction whose write came first.
         other: TxnId,
     },
-    /// Another session killed this one; its transaction was rolled back and the session is unusable.
+    /// Writing `key` would wait for a transaction that already waits, directly or through others, for this one.
+    /// Detected before blocking, so nothing ever hangs; the transaction whose wait would close the cycle aborts, and
+    /// the others proceed.
+    #[error("deadlock detected: {}", deadlock_text(key, cycle))]
+    Deadlock {
+        /// The key this transaction tried to write.
+        key: Key,
+        /// The cycle, starting with this transaction: each waits for the next, and the last for the first.
+        cycle: Vec<TxnId>,
+    },
+    /// Another session killed this one; its transaction was rolled back and the session is unusable. A statement
+    /// waiting for another transaction's write is woken and fails with this.
     #[error("connection lost: the session was killed")]
     Killed,
     /// A statement, `commit` or `rollback` was issued outside a transaction.
@@ -59,9 +84,11 @@ pub enum Error {
         /// The type of the value found there.
         found: &'static str,
     },
-    /// With the `global-lock` defect, `begin` waited this long for the one transaction lock and gave up, so that a
-    /// scripted interleaving on one thread fails instead of hanging.
-    #[error("timed out after {waited:?} waiting for the global transaction lock")]
+    /// A wait for a lock lasted this long and gave up: a write waiting for another transaction's uncommitted
+    /// version of the key, or, with the `global-lock` defect, `begin` waiting for the one transaction lock. A last
+    /// resort so that a transaction abandoned without commit or rollback (or a scripted interleaving on one thread)
+    /// fails instead of hanging; deadlocks are detected without it.
+    #[error("timed out after {waited:?} waiting for a lock")]
     LockTimeout {
         /// How long `begin` waited.
         waited: Duration,
@@ -72,7 +99,13 @@ impl Error {
     /// Whether retrying the transaction from `begin` may succeed: the error is a concurrency conflict, not a fault in
     /// the transaction itself.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, Error::SerializationFailure { .. } | Error::WriteConflict { .. } | Error::LockTimeout { .. })
+        matches!(
+            self,
+            Error::SerializationFailure { .. }
+                | Error::WriteConflict { .. }
+                | Error::Deadlock { .. }
+                | Error::LockTimeout { .. }
+        )
     }
 
     /// A short, stable name for the error's kind, used to count aborts by cause (`serialization-failure`,
@@ -81,6 +114,7 @@ impl Error {
         match self {
             Error::SerializationFailure { .. } => "serialization-failure",
             Error::WriteConflict { .. } => "write-conflict",
+            Error::Deadlock { .. } => "deadlock",
             Error::Killed => "killed",
             Error::NoTransaction => "no-transaction",
             Error::TransactionInProgress => "transaction-in-progress",
@@ -90,6 +124,19 @@ impl Error {
             Error::LockTimeout { .. } => "lock-timeout",
         }
     }
+}
+
+/// "writing key 1: T3 would wait for T2, which waits for T3".
+fn deadlock_text(key: &Key, cycle: &[TxnId]) -> String {
+    let mut text = format!("writing key {key}:");
+    for (i, t) in cycle.iter().enumerate() {
+        let next = cycle[(i + 1) % cycle.len()];
+        text += &match i {
+            0 => format!(" {t} would wait for {next}"),
+            _ => format!(", which waits for {next}"),
+        };
+    }
+    text
 }
 
 /// What an rw-antidependency edge was read through: one key, or a scanned range (a predicate read).
@@ -142,5 +189,17 @@ impl fmt::Display for Conflict {
             self.t3,
             self.victim
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadlock_names_its_cycle() {
+        let e = Error::Deadlock { key: Key::Int(1), cycle: vec![TxnId(3), TxnId(2)] };
+        assert_eq!(e.to_string(), "deadlock detected: writing key 1: T3 would wait for T2, which waits for T3");
+        assert_eq!((e.cause(), e.is_retryable()), ("deadlock", true));
     }
 }

@@ -1,7 +1,8 @@
 //! Isolation levels, by name.
 //!
 //! Owns: [`Isolation`] and its names. Does not own what each level does: visibility is in `version_chain.rs`, the
-//! first-committer-wins rule in `version_chain.rs` too, and SSI in `ssi.rs`. The levels are Berenson et al. 1995's
+//! first-updater and first-committer rules in `version_chain.rs` too, waiting in `lock_wait.rs`, what a write does
+//! after waiting in `txn.rs`, and SSI in `ssi.rs`. The levels are Berenson et al. 1995's
 //! READ COMMITTED and SNAPSHOT ISOLATION and SSI (Cahill et al. 2008) for SERIALIZABLE; they behave like
 //! PostgreSQL's read committed, repeatable read and serializable respectively (Ports & Grittner 2012).
 
@@ -12,10 +13,14 @@ use std::str::FromStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Isolation {
     /// Each statement sees the latest committed data; never uncommitted data. A write to a key another running
-    /// transaction has written aborts (PostgreSQL would wait for it instead), so an in-engine append always extends
-    /// the latest committed list, as PostgreSQL's re-evaluated `v = v || x` does.
+    /// transaction has written waits for it to end and then acts on the newest committed version: an append extends
+    /// that list (no append is lost, as with PostgreSQL's re-evaluated `v = v || x`), an insert or delete re-checks
+    /// the row, a predicate delete or update re-evaluates its predicate, and a blind write overwrites it (so a lost
+    /// update, Hermitage's P4, is possible, as in PostgreSQL).
     ReadCommitted,
-    /// One snapshot taken at `begin`; first-committer-wins on write-write conflicts.
+    /// One snapshot taken at `begin`. A write to a key another running transaction has written waits for it; if it
+    /// commits, the write fails with [`crate::Error::WriteConflict`] (first committer wins), as does a write to a
+    /// key committed after the snapshot; if it rolls back, the write proceeds. PostgreSQL's repeatable read.
     SnapshotIsolation,
     /// Snapshot isolation plus serializable snapshot isolation's dangerous-structure check.
     Serializable,

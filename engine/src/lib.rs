@@ -35,13 +35,17 @@
 //! # Levels
 //! Berenson et al. 1995 and Adya 1999 for read committed and snapshot isolation, Cahill et al. 2008 for SSI and Ports
 //! & Grittner 2012 for how PostgreSQL does it; each [`Isolation`] behaves like the PostgreSQL level of the same
-//! strength, except that where PostgreSQL makes a second writer of a row wait, the engine aborts it at once with
-//! [`Error::WriteConflict`] (first updater wins), so no statement ever blocks.
+//! strength. As in PostgreSQL, a second writer of a key waits for the first to commit or roll back; then at read
+//! committed it writes over the newest committed version (re-evaluating an append, insert, delete or predicate
+//! statement on it), and above read committed it fails with [`Error::WriteConflict`] if the first committed. A
+//! wait that would close a cycle fails at once with [`Error::Deadlock`].
 //!
 //! # Concurrency
-//! No lock is held from `begin` to `commit`. `begin` loads a timestamp; statements lock one key's version chain at a
-//! time; `commit` holds one short critical section to run the SSI check and install versions. Old versions are
-//! pruned once no live snapshot can see them. All locks and atomics come from one internal `sync` module.
+//! No lock is held from `begin` to `commit`. `begin` loads a timestamp and never waits; statements lock one key's
+//! version chain at a time, and only a write of a key another running transaction wrote waits, on that transaction's
+//! lock and holding no chain, so statements on different keys never wait for each other; `commit` holds one short
+//! critical section to run the SSI check and install versions. Old versions are pruned once no live snapshot can see
+//! them. All locks and atomics come from one internal `sync` module.
 //!
 //! # Planted defects
 //! [`Defect`] names five bugs, each a few lines at the place the real bug would live; see its variants.
@@ -54,6 +58,7 @@ mod engine;
 mod error;
 mod isolation;
 mod key;
+mod lock_wait;
 mod session;
 mod snapshot;
 mod ssi;

@@ -7,7 +7,9 @@
 //! ends it and reports the failure, as a PostgreSQL `COMMIT` answered with `ROLLBACK` does.
 //!
 //! A session's state sits behind its own mutex only so that `kill` can reach it from another thread; the session's
-//! own thread holds it for one statement at a time and never waits on another session.
+//! own thread holds it for one statement at a time, including while the statement waits for another transaction's
+//! write. So `kill` first wakes a waiting statement through the session's [`Interrupt`], which makes it fail with
+//! [`Error::Killed`], and only then takes the state.
 
 use std::mem;
 use std::ops::RangeBounds;
@@ -16,8 +18,9 @@ use crate::engine::{Engine, EngineInner};
 use crate::error::{Error, Result};
 use crate::isolation::Isolation;
 use crate::key::{Key, KeyRange};
+use crate::lock_wait::Interrupt;
 use crate::snapshot::TxnId;
-use crate::sync::{Arc, AtomicBool, Mutex, MutexGuard, Ordering, lock};
+use crate::sync::{Arc, Mutex, MutexGuard, lock};
 use crate::txn::Txn;
 use crate::value::{Predicate, Value};
 
@@ -32,7 +35,7 @@ enum State {
 
 #[derive(Debug)]
 struct Shared {
-    killed: AtomicBool,
+    interrupt: Arc<Interrupt>,
     state: Mutex<State>,
 }
 
@@ -54,9 +57,10 @@ pub struct SessionHandle {
 
 impl SessionHandle {
     /// Kills the session: its open transaction is rolled back now, and its every later call fails with
-    /// [`Error::Killed`]. A statement already running finishes first.
+    /// [`Error::Killed`]. A statement waiting for another transaction's write is woken and fails with
+    /// [`Error::Killed`]; any other running statement finishes first.
     pub fn kill(&self) {
-        self.shared.killed.store(true, Ordering::Release);
+        self.shared.interrupt.kill();
         let mut state = lock(&self.shared.state);
         if let State::Active(txn) = mem::replace(&mut *state, State::Killed) {
             end(self.engine.inner(), &txn, Some(&Error::Killed));
@@ -65,7 +69,13 @@ impl SessionHandle {
 
     /// Whether the session has been killed.
     pub fn is_killed(&self) -> bool {
-        self.shared.killed.load(Ordering::Acquire)
+        self.shared.interrupt.is_killed()
+    }
+
+    /// The transaction the session's current statement is waiting for, if it is blocked on another transaction's
+    /// uncommitted write: what a scripted interleaving reports as a blocked step.
+    pub fn waiting_for(&self) -> Option<TxnId> {
+        self.shared.interrupt.waiting_for()
     }
 }
 
@@ -82,7 +92,8 @@ fn end(eng: &EngineInner, txn: &Txn, cause: Option<&Error>) {
 
 impl Session {
     pub(crate) fn new(engine: Engine) -> Session {
-        Session { engine, shared: Arc::new(Shared { killed: AtomicBool::new(false), state: Mutex::new(State::Idle) }) }
+        let shared = Shared { interrupt: Arc::default(), state: Mutex::new(State::Idle) };
+        Session { engine, shared: Arc::new(shared) }
     }
 
     /// A handle another thread can use to kill this session.
@@ -92,8 +103,10 @@ impl Session {
 
     fn state(&self) -> Result<MutexGuard<'_, State>> {
         let state = lock(&self.shared.state);
+        // The flag too: a kill that woke a waiting statement has not taken the state yet, but the session is gone.
         match *state {
             State::Killed => Err(Error::Killed),
+            _ if self.shared.interrupt.is_killed() => Err(Error::Killed),
             _ => Ok(state),
         }
     }
@@ -106,7 +119,7 @@ impl Session {
             return Err(Error::TransactionInProgress);
         }
         let eng = self.engine.inner();
-        match eng.begin_txn(isolation) {
+        match eng.begin_txn(isolation, Arc::clone(&self.shared.interrupt)) {
             Ok(txn) => {
                 *state = State::Active(txn);
                 Ok(())
@@ -142,7 +155,8 @@ impl Session {
         self.statement(|txn, eng| txn.read(eng, key))
     }
 
-    /// Writes `value` at `key`, whether or not the key exists.
+    /// Writes `value` at `key`, whether or not the key exists. Like every write below, it waits if another running
+    /// transaction has written `key` (see [`Isolation`] for what happens when that transaction ends).
     pub fn write(&mut self, key: impl Into<Key>, value: impl Into<Value>) -> Result<()> {
         let (key, value) = (key.into(), value.into());
         self.statement(|txn, eng| txn.write(eng, key, value))
@@ -160,7 +174,7 @@ impl Session {
         self.statement(|txn, eng| txn.insert(eng, key, value))
     }
 
-    /// Deletes `key`, returning whether it was present.
+    /// Deletes `key`, returning whether it was present (and so deleted).
     pub fn delete(&mut self, key: &Key) -> Result<bool> {
         self.statement(|txn, eng| txn.delete(eng, key))
     }
@@ -175,6 +189,20 @@ impl Session {
     pub fn delete_where(&mut self, range: impl RangeBounds<Key>, predicate: Predicate) -> Result<Vec<Key>> {
         let range = KeyRange::new(range);
         self.statement(|txn, eng| txn.delete_where(eng, &range, predicate))
+    }
+
+    /// A predicate update, `UPDATE SET value = value + delta WHERE predicate RETURNING` (wrapping): adds `delta` to
+    /// the rows [`Session::scan`] would return, returning each key with its old and new value; fails with
+    /// [`Error::TypeMismatch`] on a matching list. At read committed a row another writer changed meanwhile is
+    /// re-checked and updated from its newest value.
+    pub fn update_where(
+        &mut self,
+        range: impl RangeBounds<Key>,
+        predicate: Predicate,
+        delta: i64,
+    ) -> Result<Vec<(Key, i64, i64)>> {
+        let range = KeyRange::new(range);
+        self.statement(|txn, eng| txn.update_where(eng, &range, predicate, delta))
     }
 
     /// Commits the open transaction. On an error the transaction is over (rolled back) and the session is idle.
@@ -217,7 +245,7 @@ impl Session {
         matches!(*lock(&self.shared.state), State::Active(_) | State::Failed)
     }
 
-    /// The running transaction's id, as conflicts name it.
+    /// The running transaction's id, as conflicts name it. Blocks while one of the session's statements waits.
     pub fn txn_id(&self) -> Option<TxnId> {
         match &*lock(&self.shared.state) {
             State::Active(txn) => Some(txn.id()),

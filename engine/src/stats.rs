@@ -1,7 +1,8 @@
-//! Counters a caller needs to report a run honestly: commits, and aborts by cause.
+//! Counters a caller needs to report a run honestly: commits, aborts by cause, and how often a write waited.
 //!
 //! Owns: the counters and their snapshot type [`Stats`], and [`StorageStats`], which show that garbage collection
-//! keeps memory flat. Does not own when anything is counted (`session.rs` counts each transaction's end once).
+//! keeps memory flat. Does not own when anything is counted (`session.rs` counts each transaction's end once,
+//! `txn.rs` each wait).
 //! Counters are relaxed atomics: they are tallies, not synchronisation.
 
 use crate::error::Error;
@@ -14,8 +15,10 @@ pub(crate) struct Counters {
     rollbacks: AtomicU64,
     serialization_failures: AtomicU64,
     write_conflicts: AtomicU64,
+    deadlocks: AtomicU64,
     killed: AtomicU64,
     other_aborts: AtomicU64,
+    lock_waits: AtomicU64,
 }
 
 impl Counters {
@@ -27,11 +30,17 @@ impl Counters {
         self.rollbacks.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Counts a write that found another transaction's uncommitted version and waited for it.
+    pub(crate) fn lock_wait(&self) {
+        self.lock_waits.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Counts a transaction the engine aborted because of `cause`.
     pub(crate) fn abort(&self, cause: &Error) {
         let counter = match cause {
             Error::SerializationFailure { .. } => &self.serialization_failures,
             Error::WriteConflict { .. } => &self.write_conflicts,
+            Error::Deadlock { .. } => &self.deadlocks,
             Error::Killed => &self.killed,
             _ => &self.other_aborts,
         };
@@ -44,8 +53,10 @@ impl Counters {
             rollbacks: self.rollbacks.load(Ordering::Relaxed),
             serialization_failures: self.serialization_failures.load(Ordering::Relaxed),
             write_conflicts: self.write_conflicts.load(Ordering::Relaxed),
+            deadlocks: self.deadlocks.load(Ordering::Relaxed),
             killed: self.killed.load(Ordering::Relaxed),
             other_aborts: self.other_aborts.load(Ordering::Relaxed),
+            lock_waits: self.lock_waits.load(Ordering::Relaxed),
         }
     }
 }
@@ -59,18 +70,23 @@ pub struct Stats {
     pub rollbacks: u64,
     /// Transactions SSI aborted (or doomed) with [`Error::SerializationFailure`].
     pub serialization_failures: u64,
-    /// Transactions aborted by a write-write conflict ([`Error::WriteConflict`]).
+    /// Transactions aborted because a concurrent commit wrote a key they then wrote ([`Error::WriteConflict`]).
     pub write_conflicts: u64,
+    /// Transactions aborted because their wait would have closed a cycle of waits ([`Error::Deadlock`]).
+    pub deadlocks: u64,
     /// Transactions rolled back because their session was killed.
     pub killed: u64,
     /// Transactions aborted by any other statement error (a duplicate insert, a type mismatch, a lock timeout).
     pub other_aborts: u64,
+    /// Writes that waited for another transaction's uncommitted version of their key (each wait counts once, so
+    /// a write woken and made to wait again counts twice). Not a transaction end.
+    pub lock_waits: u64,
 }
 
 impl Stats {
     /// Every transaction the engine aborted, whatever the cause (client rollbacks excluded).
     pub fn aborts(&self) -> u64 {
-        self.serialization_failures + self.write_conflicts + self.killed + self.other_aborts
+        self.serialization_failures + self.write_conflicts + self.deadlocks + self.killed + self.other_aborts
     }
 }
 

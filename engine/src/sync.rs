@@ -13,6 +13,7 @@
 pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub(crate) use std::thread::yield_now;
+use std::time::Duration;
 
 /// Locks `mutex`, recovering the guard if another thread panicked while holding it.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -27,4 +28,13 @@ pub(crate) fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
 /// Takes `lock` exclusively, recovering the guard if a holder panicked.
 pub(crate) fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
     lock.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Waits on `condvar` for at most `timeout`, recovering the guard if another thread panicked while holding the
+/// mutex. Wakeups may be spurious, so callers re-check their condition in a loop.
+pub(crate) fn wait_timeout<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>, timeout: Duration) -> MutexGuard<'a, T> {
+    match condvar.wait_timeout(guard, timeout) {
+        Ok((guard, _)) => guard,
+        Err(poisoned) => poisoned.into_inner().0,
+    }
 }

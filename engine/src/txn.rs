@@ -1,11 +1,19 @@
-//! One transaction's statements: reads, writes, appends, inserts, deletes and predicate reads.
+//! One transaction's statements: reads, writes, appends, inserts, deletes, predicate reads, deletes and updates.
 //!
-//! Owns: [`Txn`], a running transaction's private state (its id, level, snapshot, SSI handle and write set), and
-//! how each statement reads and writes chains and reports rw-antidependencies to SSI. Does not own commit or
-//! rollback (`commit.rs`) or the session state machine (`session.rs`). Each statement locks one chain at a time, and
-//! reports conflicts to SSI only after releasing it, so statements on different keys never wait for each other.
-//! Semantics follow Berenson et al. 1995 for the levels and Cahill et al. 2008 for which reads take SIREAD locks:
-//! point reads, and scans (a predicate lock on the scanned range, so a later insert into the range is caught).
+//! Owns: [`Txn`], a running transaction's private state (its id, level, snapshot, SSI handle, lock and write set),
+//! and how each statement reads and writes chains, waits for a concurrent writer of the same key, and reports
+//! rw-antidependencies to SSI. Does not own commit or rollback (`commit.rs`), the session state machine
+//! (`session.rs`) or how a wait blocks (`lock_wait.rs`). Each statement locks one chain at a time, never waits while
+//! holding one, and reports conflicts to SSI only after releasing it, so statements on different keys never wait
+//! for each other. Semantics follow Berenson et al. 1995 for the levels and Cahill et al. 2008 for which reads take
+//! SIREAD locks: point reads, and scans (a predicate lock on the scanned range, so a later insert into the range is
+//! caught).
+//!
+//! A write to a key with another transaction's uncommitted version waits for that transaction to end, then checks
+//! the key again, as PostgreSQL's `UPDATE` does: at read committed it then acts on the newest committed version (an
+//! append extends it, an insert finds it present or absent, a delete or predicate statement re-evaluates its
+//! condition on it, PostgreSQL's EvalPlanQual recheck); above read committed a commit of the key after the snapshot
+//! fails it with [`Error::WriteConflict`], while a rollback lets it proceed.
 
 use std::collections::BTreeMap;
 
@@ -13,11 +21,20 @@ use crate::engine::EngineInner;
 use crate::error::{Error, Result, Via};
 use crate::isolation::Isolation;
 use crate::key::{Key, KeyRange};
+use crate::lock_wait::{Fate, Interrupt, TxnLock};
 use crate::snapshot::TxnId;
 use crate::ssi::SxactShared;
 use crate::sync::Arc;
 use crate::value::{Predicate, Value};
-use crate::version_chain::{Chain, ChainState};
+use crate::version_chain::{Chain, ChainState, WriteBlock};
+
+/// What a write statement does to one key, decided under the chain's lock from the version it replaces.
+enum Change {
+    /// Install this value as the transaction's uncommitted version (`None` deletes the key).
+    Set(Option<Value>),
+    /// Leave the key alone: the row no longer satisfies the statement's condition (read committed's recheck).
+    Skip,
+}
 
 /// A running transaction.
 #[derive(Debug)]
@@ -26,13 +43,23 @@ pub(crate) struct Txn {
     isolation: Isolation,
     snapshot: u64,
     sxact: Option<Arc<SxactShared>>,
+    /// Taken at the first write and released when the transaction ends; later writers of its keys wait on it.
+    lock: Option<Arc<TxnLock>>,
+    /// The session's kill flag, which wakes a waiting statement.
+    interrupt: Arc<Interrupt>,
     /// Every key written, with its chain, so commit and rollback need no lookups.
     writes: BTreeMap<Key, Arc<Chain>>,
 }
 
 impl Txn {
-    pub(crate) fn new(id: TxnId, isolation: Isolation, snapshot: u64, sxact: Option<Arc<SxactShared>>) -> Txn {
-        Txn { id, isolation, snapshot, sxact, writes: BTreeMap::new() }
+    pub(crate) fn new(
+        id: TxnId,
+        isolation: Isolation,
+        snapshot: u64,
+        sxact: Option<Arc<SxactShared>>,
+        interrupt: Arc<Interrupt>,
+    ) -> Txn {
+        Txn { id, isolation, snapshot, sxact, lock: None, interrupt, writes: BTreeMap::new() }
     }
 
     pub(crate) fn id(&self) -> TxnId {
@@ -49,6 +76,13 @@ impl Txn {
 
     pub(crate) fn writes(&self) -> &BTreeMap<Key, Arc<Chain>> {
         &self.writes
+    }
+
+    /// Ends the transaction for its waiters, once its versions are installed (`Committed`) or removed.
+    pub(crate) fn release_lock(&self, fate: Fate) {
+        if let Some(lock) = &self.lock {
+            lock.release(fate);
+        }
     }
 
     /// The snapshot a statement reads at: the transaction's own, or under read committed the latest commit.
@@ -113,46 +147,48 @@ impl Txn {
 
     /// Writes `key` unconditionally (an upsert).
     pub(crate) fn write(&mut self, eng: &EngineInner, key: Key, value: Value) -> Result<()> {
-        self.write_with(eng, key, |_| Ok(Some(value)))
+        self.write_with(eng, key, |_| Ok(Change::Set(Some(value)))).map(|_| ())
     }
 
     /// Appends `element` to the list at `key`, creating `[element]` if the key is absent: an in-engine
     /// read-modify-write like SQL's `v = v || x`. The write-conflict check guarantees the list it extends is the
-    /// newest committed one, so no append is lost.
+    /// newest committed one (at read committed, after waiting for a concurrent appender), so no append is lost.
     pub(crate) fn append(&mut self, eng: &EngineInner, key: Key, element: i64) -> Result<()> {
         let snapshot = self.write_base_snapshot();
         let (me, defect) = (self.id, eng.defect());
         let key_for_error = key.clone();
-        self.write_with(eng, key, |c| match c.visible(me, snapshot, defect) {
-            None => Ok(Some(Value::List(vec![element]))),
+        let changed = self.write_with(eng, key, |c| match c.visible(me, snapshot, defect) {
+            None => Ok(Change::Set(Some(Value::List(vec![element])))),
             Some(Value::List(list)) => {
                 let mut list = list.clone();
                 list.push(element);
-                Ok(Some(Value::List(list)))
+                Ok(Change::Set(Some(Value::List(list))))
             }
             Some(other) => Err(Error::TypeMismatch { key: key_for_error, found: other.type_name() }),
-        })
+        });
+        changed.map(|_| ())
     }
 
-    /// Inserts `key`, failing if it is present.
+    /// Inserts `key`, failing if it is present (at read committed, as the newest commit left it after waiting).
     pub(crate) fn insert(&mut self, eng: &EngineInner, key: Key, value: Value) -> Result<()> {
         let snapshot = self.write_base_snapshot();
         let (me, defect) = (self.id, eng.defect());
         let key_for_error = key.clone();
-        self.write_with(eng, key, |c| match c.visible(me, snapshot, defect) {
+        let changed = self.write_with(eng, key, |c| match c.visible(me, snapshot, defect) {
             Some(_) => Err(Error::AlreadyExists { key: key_for_error }),
-            None => Ok(Some(value)),
-        })
+            None => Ok(Change::Set(Some(value))),
+        });
+        changed.map(|_| ())
     }
 
-    /// Deletes `key` if it is present, returning whether it was. A delete reads the row it removes, so under
-    /// serializable it takes a SIREAD lock like a read.
+    /// Deletes `key` if it is present, returning whether it deleted it. A delete reads the row it removes, so under
+    /// serializable it takes a SIREAD lock like a read; at read committed a row that the transaction it waited for
+    /// deleted is not deleted again.
     pub(crate) fn delete(&mut self, eng: &EngineInner, key: &Key) -> Result<bool> {
-        let existed = self.read(eng, key)?.is_some();
-        if existed {
-            self.write_with(eng, key.clone(), |_| Ok(None))?;
+        if self.read(eng, key)?.is_none() {
+            return Ok(false);
         }
-        Ok(existed)
+        self.rewrite(eng, key.clone(), |row| Ok(if row.is_some() { Change::Set(None) } else { Change::Skip }))
     }
 
     /// A predicate read: the rows in `range` whose value satisfies `predicate`, in key order. Under serializable it
@@ -190,7 +226,8 @@ impl Txn {
         Ok(rows)
     }
 
-    /// A predicate delete (`DELETE WHERE ...`): deletes the rows [`Txn::scan`] finds, returning their keys.
+    /// A predicate delete (`DELETE WHERE ...`): deletes the rows [`Txn::scan`] finds, returning the keys it deleted.
+    /// At read committed a row that a concurrent writer changed is deleted only if it still satisfies `predicate`.
     pub(crate) fn delete_where(
         &mut self,
         eng: &EngineInner,
@@ -200,37 +237,103 @@ impl Txn {
         let rows = self.scan(eng, range, predicate)?;
         let mut deleted = Vec::with_capacity(rows.len());
         for (key, _) in rows {
-            self.write_with(eng, key.clone(), |_| Ok(None))?;
-            deleted.push(key);
+            let still = |row: Option<&Value>| match row {
+                Some(v) if predicate.matches(v) => Ok(Change::Set(None)),
+                _ => Ok(Change::Skip),
+            };
+            if self.rewrite(eng, key.clone(), still)? {
+                deleted.push(key);
+            }
         }
         Ok(deleted)
     }
 
-    /// The one write path: checks for a write-write conflict, computes the new value from the chain (`None`
-    /// deletes), installs it as this transaction's uncommitted version, and reports the rw-antidependencies from
-    /// concurrent SIREAD holders of the key and of ranges containing it.
+    /// A predicate update (`UPDATE SET value = value + delta WHERE ...`): adds `delta` (wrapping) to the rows
+    /// [`Txn::scan`] finds, returning each updated key with the value it replaced and the new one. At read committed
+    /// a row that a concurrent writer changed is updated from its new value, and only if that still satisfies
+    /// `predicate`, so no increment is lost.
+    pub(crate) fn update_where(
+        &mut self,
+        eng: &EngineInner,
+        range: &KeyRange,
+        predicate: Predicate,
+        delta: i64,
+    ) -> Result<Vec<(Key, i64, i64)>> {
+        let rows = self.scan(eng, range, predicate)?;
+        let mut updated = Vec::with_capacity(rows.len());
+        for (key, _) in rows {
+            let key_for_error = key.clone();
+            let mut replaced = None;
+            let add = |row: Option<&Value>| match row {
+                Some(v) if !predicate.matches(v) => Ok(Change::Skip),
+                Some(Value::Int(v)) => {
+                    replaced = Some(*v);
+                    Ok(Change::Set(Some(Value::Int(v.wrapping_add(delta)))))
+                }
+                Some(other) => Err(Error::TypeMismatch { key: key_for_error, found: other.type_name() }),
+                None => Ok(Change::Skip),
+            };
+            if self.rewrite(eng, key.clone(), add)?
+                && let Some(old) = replaced
+            {
+                updated.push((key, old, old.wrapping_add(delta)));
+            }
+        }
+        Ok(updated)
+    }
+
+    /// A write computed from the row it replaces: the version visible at [`Txn::write_base_snapshot`] (at read
+    /// committed the newest committed one, which after a wait is what the other writer left). Returns whether it
+    /// wrote.
+    fn rewrite(
+        &mut self,
+        eng: &EngineInner,
+        key: Key,
+        change: impl FnOnce(Option<&Value>) -> Result<Change>,
+    ) -> Result<bool> {
+        let snapshot = self.write_base_snapshot();
+        let (me, defect) = (self.id, eng.defect());
+        self.write_with(eng, key, |c| change(c.visible(me, snapshot, defect)))
+    }
+
+    /// The one write path. Checks for a write-write conflict, waiting for another transaction's uncommitted version
+    /// to be committed or rolled back and then checking again; computes the change from the chain; installs it as
+    /// this transaction's uncommitted version; and reports the rw-antidependencies from concurrent SIREAD holders of
+    /// the key and of ranges containing it. Returns whether it wrote (a [`Change::Skip`] writes nothing).
     fn write_with(
         &mut self,
         eng: &EngineInner,
         key: Key,
-        new_value: impl FnOnce(&ChainState) -> Result<Option<Value>>,
-    ) -> Result<()> {
-        self.check_doomed(eng)?;
+        change: impl FnOnce(&ChainState) -> Result<Change>,
+    ) -> Result<bool> {
         let chain = self.writes.get(&key).cloned().unwrap_or_else(|| eng.store.get_or_create(&key));
         let protected = match self.isolation {
             Isolation::ReadCommitted => None,
             Isolation::SnapshotIsolation | Isolation::Serializable => Some(self.snapshot),
         };
-        let readers = {
+        let lock = Arc::clone(self.lock.get_or_insert_with(|| TxnLock::new(self.id)));
+        let readers = loop {
+            // Checked again after every wait: another commit may have doomed us meanwhile.
+            self.check_doomed(eng)?;
             let mut c = chain.lock();
-            c.write_conflict_check(self.id, protected, eng.defect())
-                .map_err(|other| Error::WriteConflict { key: key.clone(), other })?;
-            let value = new_value(&c)?;
-            c.put_pending(self.id, self.is_serializable(), value);
-            match self.sxact {
+            match c.write_conflict_check(self.id, protected, eng.defect()) {
+                Ok(()) => {}
+                Err(WriteBlock::Uncommitted(holder)) => {
+                    drop(c);
+                    eng.counters.lock_wait();
+                    eng.waits.wait(self.id, &key, &holder, &self.interrupt, eng.config.lock_timeout)?;
+                    continue;
+                }
+                Err(WriteBlock::CommittedAfterSnapshot(other)) => return Err(Error::WriteConflict { key, other }),
+            }
+            let Change::Set(value) = change(&c)? else {
+                return Ok(false);
+            };
+            c.put_pending(&lock, self.is_serializable(), value);
+            break match self.sxact {
                 Some(_) => c.concurrent_readers(self.id, self.snapshot),
                 None => Vec::new(),
-            }
+            };
         };
         if self.sxact.is_some() {
             let mut edges: Vec<(TxnId, TxnId, Via)> =
@@ -243,6 +346,6 @@ impl Txn {
             }
         }
         self.writes.entry(key).or_insert(chain);
-        Ok(())
+        Ok(true)
     }
 }

@@ -7,11 +7,12 @@
 //! keys never wait for each other; a critical section here is a few vector operations and never calls out.
 //!
 //! Visibility follows snapshot isolation (Berenson et al. 1995): a transaction sees its own uncommitted version if it
-//! has one, else the newest version committed at or before its snapshot. Several transactions can hold uncommitted
-//! versions of one key only under the `no-first-committer-wins` defect: otherwise the first updater wins and a second
-//! writer aborts at once (where PostgreSQL would make it wait), so nothing ever blocks.
+//! has one, else the newest version committed at or before its snapshot. A chain holds at most one uncommitted
+//! version: the first updater wins and a second writer waits for it to end (`lock_wait.rs`), as PostgreSQL's second
+//! writer of a row waits on the first's transaction lock, and then checks the key again.
 
 use crate::defect::Defect;
+use crate::lock_wait::TxnLock;
 use crate::snapshot::TxnId;
 use crate::ssi::SxactShared;
 use crate::sync::{Arc, Mutex, MutexGuard, lock};
@@ -26,12 +27,29 @@ struct Committed {
     value: Option<Value>,
 }
 
-/// An uncommitted version, visible only to its creator (and to everyone under the `dirty-read` defect).
+/// An uncommitted version, visible only to its creator (and to everyone under the `dirty-read` defect), with the
+/// creator's lock for a later writer to wait on.
 #[derive(Debug, Clone)]
 struct Pending {
-    creator: TxnId,
+    lock: Arc<TxnLock>,
     serializable: bool,
     value: Option<Value>,
+}
+
+impl Pending {
+    fn creator(&self) -> TxnId {
+        self.lock.id()
+    }
+}
+
+/// Why a transaction may not write a key now.
+#[derive(Debug)]
+pub(crate) enum WriteBlock {
+    /// Another running transaction holds an uncommitted version (first updater wins): wait on its lock until it
+    /// ends, then check again.
+    Uncommitted(Arc<TxnLock>),
+    /// Another transaction committed a version after the writer's snapshot (first committer wins).
+    CommittedAfterSnapshot(TxnId),
 }
 
 /// A key's version chain behind its own lock.
@@ -58,7 +76,7 @@ pub(crate) struct ChainState {
 impl ChainState {
     /// The value `me` sees at `snapshot`; `None` when the key is absent or deleted.
     pub(crate) fn visible(&self, me: TxnId, snapshot: u64, defect: Option<Defect>) -> Option<&Value> {
-        if let Some(own) = self.pending.iter().find(|p| p.creator == me) {
+        if let Some(own) = self.pending.iter().find(|p| p.creator() == me) {
             return own.value.as_ref();
         }
         // The `dirty-read` defect: the visibility check also accepts another transaction's uncommitted version.
@@ -73,55 +91,57 @@ impl ChainState {
     /// Serializable transactions other than `me` whose versions of this key `me` cannot see at `snapshot`: each is
     /// the target of an rw-antidependency from `me` once `me` reads the key (Cahill et al. 2008, the read side).
     pub(crate) fn invisible_writers(&self, me: TxnId, snapshot: u64) -> Vec<TxnId> {
-        let uncommitted = self.pending.iter().filter(|p| p.creator != me && p.serializable).map(|p| p.creator);
+        let uncommitted = self.pending.iter().filter(|p| p.creator() != me && p.serializable).map(|p| p.creator());
         let later = self.committed.iter().filter(|v| v.ts > snapshot && v.serializable).map(|v| v.creator);
         uncommitted.chain(later).collect()
     }
 
-    /// The write-write conflict check, run before `me` writes the key: fails with the other transaction's id when
-    /// another transaction holds an uncommitted version (first updater wins, and the loser aborts at once where
-    /// PostgreSQL would wait, so nothing ever blocks), or, above read committed, when another transaction committed
-    /// a version after `me`'s `snapshot` (first committer wins). Because of the first rule a chain holds at most one
-    /// uncommitted version, so a commit never needs to re-check.
+    /// The write-write conflict check, run before `me` writes the key: `me` must wait when another transaction
+    /// holds an uncommitted version (first updater wins), and, above read committed, fails when another
+    /// transaction committed a version after `me`'s `snapshot` (first committer wins), including one `me` waited
+    /// for. Because of the first rule a chain holds at most one uncommitted version, so a commit never needs to
+    /// re-check.
     pub(crate) fn write_conflict_check(
         &self,
         me: TxnId,
         snapshot: Option<u64>,
         defect: Option<Defect>,
-    ) -> Result<(), TxnId> {
-        // The `no-first-committer-wins` defect: the write-write conflict check is skipped, so the later committer
-        // silently overwrites a version it never saw.
+    ) -> Result<(), WriteBlock> {
+        if let Some(other) = self.pending.iter().find(|p| p.creator() != me) {
+            return Err(WriteBlock::Uncommitted(Arc::clone(&other.lock)));
+        }
+        // The `no-first-committer-wins` defect: the snapshot check is skipped, so a writer that waited for a
+        // concurrent commit, or came after it, silently overwrites a version it never saw.
         if defect == Some(Defect::NoFirstCommitterWins) {
             return Ok(());
         }
-        if let Some(other) = self.pending.iter().find(|p| p.creator != me) {
-            return Err(other.creator);
-        }
         match (self.committed.last(), snapshot) {
-            (Some(v), Some(snapshot)) if v.ts > snapshot && v.creator != me => Err(v.creator),
+            (Some(v), Some(snapshot)) if v.ts > snapshot && v.creator != me => {
+                Err(WriteBlock::CommittedAfterSnapshot(v.creator))
+            }
             _ => Ok(()),
         }
     }
 
-    /// Sets `me`'s uncommitted version to `value` (`None` deletes).
-    pub(crate) fn put_pending(&mut self, me: TxnId, serializable: bool, value: Option<Value>) {
-        match self.pending.iter_mut().find(|p| p.creator == me) {
+    /// Sets the uncommitted version of `me` (the holder of the lock) to `value` (`None` deletes).
+    pub(crate) fn put_pending(&mut self, me: &Arc<TxnLock>, serializable: bool, value: Option<Value>) {
+        match self.pending.iter_mut().find(|p| p.creator() == me.id()) {
             Some(own) => own.value = value,
-            None => self.pending.push(Pending { creator: me, serializable, value }),
+            None => self.pending.push(Pending { lock: Arc::clone(me), serializable, value }),
         }
     }
 
     /// Drops `me`'s uncommitted version (rollback).
     pub(crate) fn remove_pending(&mut self, me: TxnId) {
-        self.pending.retain(|p| p.creator != me);
+        self.pending.retain(|p| p.creator() != me);
     }
 
     /// Turns `me`'s uncommitted version into the newest committed one, at `ts`. Commits are installed in timestamp
     /// order under the commit lock, so pushing keeps `committed` sorted.
     pub(crate) fn commit_pending(&mut self, me: TxnId, ts: u64) {
-        if let Some(at) = self.pending.iter().position(|p| p.creator == me) {
+        if let Some(at) = self.pending.iter().position(|p| p.creator() == me) {
             let p = self.pending.swap_remove(at);
-            self.committed.push(Committed { ts, creator: p.creator, serializable: p.serializable, value: p.value });
+            self.committed.push(Committed { ts, creator: p.creator(), serializable: p.serializable, value: p.value });
         }
     }
 
@@ -170,12 +190,25 @@ mod tests {
         Some(Value::Int(i))
     }
 
+    /// A chain with `me`'s uncommitted `value`.
+    fn put(c: &mut ChainState, me: TxnId, value: Option<Value>) {
+        c.put_pending(&TxnLock::new(me), false, value);
+    }
+
+    /// What the write-write check tells `me`: `Ok`, the transaction to wait for, or the one that committed first.
+    fn check(c: &ChainState, me: TxnId, snapshot: Option<u64>, defect: Option<Defect>) -> Result<(), String> {
+        c.write_conflict_check(me, snapshot, defect).map_err(|block| match block {
+            WriteBlock::Uncommitted(holder) => format!("wait for {}", holder.id()),
+            WriteBlock::CommittedAfterSnapshot(other) => format!("{other} committed first"),
+        })
+    }
+
     #[test]
     fn snapshot_sees_newest_version_at_or_before_it() {
         let mut c = ChainState::default();
-        c.put_pending(T1, false, int(1));
+        put(&mut c, T1, int(1));
         c.commit_pending(T1, 3);
-        c.put_pending(T2, false, int(2));
+        put(&mut c, T2, int(2));
         c.commit_pending(T2, 5);
         assert_eq!(c.visible(TxnId(9), 2, None), None);
         assert_eq!(c.visible(TxnId(9), 4, None), Some(&Value::Int(1)));
@@ -185,7 +218,7 @@ mod tests {
     #[test]
     fn uncommitted_versions_are_private_unless_dirty_read_is_planted() {
         let mut c = ChainState::default();
-        c.put_pending(T1, false, int(1));
+        put(&mut c, T1, int(1));
         assert_eq!(c.visible(T1, 0, None), Some(&Value::Int(1)));
         assert_eq!(c.visible(T2, 0, None), None);
         assert_eq!(c.visible(T2, 0, Some(Defect::DirtyRead)), Some(&Value::Int(1)));
@@ -194,28 +227,31 @@ mod tests {
     #[test]
     fn first_committer_wins_unless_planted_off() {
         let mut c = ChainState::default();
-        c.put_pending(T1, false, int(1));
+        put(&mut c, T1, int(1));
         c.commit_pending(T1, 4);
-        assert_eq!(c.write_conflict_check(T2, Some(3), None), Err(T1));
-        assert_eq!(c.write_conflict_check(T2, Some(4), None), Ok(()));
-        assert_eq!(c.write_conflict_check(T2, None, None), Ok(()), "read committed has no snapshot to protect");
-        assert_eq!(c.write_conflict_check(T2, Some(3), Some(Defect::NoFirstCommitterWins)), Ok(()));
+        assert_eq!(check(&c, T2, Some(3), None), Err("T1 committed first".into()));
+        assert_eq!(check(&c, T2, Some(4), None), Ok(()));
+        assert_eq!(check(&c, T2, None, None), Ok(()), "read committed has no snapshot to protect");
+        assert_eq!(check(&c, T2, Some(3), Some(Defect::NoFirstCommitterWins)), Ok(()));
     }
 
     #[test]
-    fn first_updater_wins_at_every_level() {
+    fn a_second_updater_waits_at_every_level_even_with_the_defect() {
         let mut c = ChainState::default();
-        c.put_pending(T1, false, int(1));
-        assert_eq!(c.write_conflict_check(T1, None, None), Ok(()));
-        assert_eq!(c.write_conflict_check(T2, None, None), Err(T1));
-        assert_eq!(c.write_conflict_check(T2, None, Some(Defect::NoFirstCommitterWins)), Ok(()));
+        put(&mut c, T1, int(1));
+        assert_eq!(check(&c, T1, None, None), Ok(()));
+        for (snapshot, defect) in [(None, None), (Some(0), None), (Some(0), Some(Defect::NoFirstCommitterWins))] {
+            assert_eq!(check(&c, T2, snapshot, defect), Err("wait for T1".into()), "{snapshot:?} {defect:?}");
+        }
+        c.remove_pending(T1);
+        assert_eq!(check(&c, T2, Some(0), None), Ok(()), "a rolled-back first updater leaves the key free");
     }
 
     #[test]
     fn prune_keeps_what_the_horizon_can_see() {
         let mut c = ChainState::default();
         for ts in 1..=5 {
-            c.put_pending(TxnId(ts), false, int(ts as i64));
+            put(&mut c, TxnId(ts), int(ts as i64));
             c.commit_pending(TxnId(ts), ts);
         }
         c.prune(3);

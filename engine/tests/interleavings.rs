@@ -3,12 +3,13 @@
 //! Each test states what PostgreSQL does for the same interleaving (read committed, repeatable read = our snapshot
 //! isolation, serializable), after Hermitage's test scripts, and asserts the engine does the same; then that the
 //! planted defect meant to break the case does break it. Where PostgreSQL makes a statement wait for another
-//! transaction, the engine aborts it at once instead (first updater wins); those places say so.
+//! transaction (a second writer of a row), the statement runs on its own thread (`support::blocks`), the test
+//! checks that it is waiting for that transaction, and the script moves on, as Hermitage's "BLOCKS" steps do.
 
 mod support;
 
-use engine::{Defect, Engine, EngineConfig, Error, Isolation, Key, Predicate, Value};
-use support::{committed, engine_with, int, is_serialization_failure, is_write_conflict, k};
+use engine::{Defect, Engine, EngineConfig, Error, Isolation, Key, Predicate, TxnId, Value};
+use support::{blocks, committed, engine_with, int, is_deadlock, is_serialization_failure, is_write_conflict, k};
 
 use Isolation::{ReadCommitted as RC, Serializable as SER, SnapshotIsolation as SI};
 
@@ -42,23 +43,105 @@ fn dirty_read_defect_shows_uncommitted_and_aborted_writes() {
     }
 }
 
-/// G0, dirty write: T1 and T2 write x and y in opposite interleavings. PostgreSQL makes T2's write of x wait for T1
-/// at every level; the engine aborts T2 at once. Either way T1's two writes survive together.
+/// G0, dirty write (Hermitage): T1 writes x = 11; T2's write of x = 12 blocks; T1 writes y = 21 and commits,
+/// which unblocks T2; T2 writes y = 22 and commits. PostgreSQL read committed ends with T2's values on both keys, so
+/// the writes never interleave into a cycle; repeatable read and serializable fail T2's blocked update with 40001
+/// once T1 commits, leaving T1's values. (Before the engine waited, it aborted T2 at once at every level.)
 #[test]
-fn dirty_write_aborts_the_second_writer_at_every_level() {
+fn dirty_write_waits_for_the_first_writer() {
     for level in Isolation::ALL {
         let engine = engine_with(None, &[(1, 10), (2, 20)]);
         let (mut t1, mut t2) = (engine.session(), engine.session());
         t1.begin(level).unwrap();
         t2.begin(level).unwrap();
         t1.write(1, 11).unwrap();
-        let second = t2.write(1, 12);
-        assert!(is_write_conflict(&second), "{level}: {second:?}");
-        assert_eq!(t2.write(2, 22), Err(Error::InFailedTransaction));
-        t2.rollback().unwrap();
+        let second = blocks(t2, &t1, |t2| t2.write(1, 12));
         t1.write(2, 21).unwrap();
+        assert!(second.is_waiting(), "{level}: T2 waits for T1's commit, not for its next statement");
         t1.commit().unwrap();
-        assert_eq!(committed(&engine, &[1, 2]), vec![int(11), int(21)], "{level}");
+        let (mut t2, second) = second.finish();
+        if level == RC {
+            second.unwrap();
+            t2.write(2, 22).unwrap();
+            t2.commit().unwrap();
+            assert_eq!(committed(&engine, &[1, 2]), vec![int(12), int(22)]);
+        } else {
+            assert!(is_write_conflict(&second), "{level}: {second:?}");
+            assert_eq!(t2.write(2, 22), Err(Error::InFailedTransaction));
+            t2.rollback().unwrap();
+            assert_eq!(committed(&engine, &[1, 2]), vec![int(11), int(21)], "{level}");
+        }
+        assert_eq!(engine.stats().lock_waits, 1, "{level}");
+    }
+}
+
+/// How the first writer ends in a [`blocked_lost_update`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum End {
+    Commit,
+    Rollback,
+}
+
+/// Hermitage's P4 with the second write blocking: both read x = 10; T1 writes 11; T2's write of 12 blocks; T1 ends,
+/// which unblocks T2; T2 commits if its write succeeded. Returns T2's write and commit results and the final x.
+fn blocked_lost_update(engine: &Engine, level: Isolation, first: End) -> (Result<(), Error>, Option<Value>) {
+    let (mut t1, mut t2) = (engine.session(), engine.session());
+    t1.begin(level).unwrap();
+    t2.begin(level).unwrap();
+    assert_eq!(t1.read(&k(1)).unwrap(), int(10));
+    assert_eq!(t2.read(&k(1)).unwrap(), int(10));
+    t1.write(1, 11).unwrap();
+    let second = blocks(t2, &t1, |t2| t2.write(1, 12));
+    match first {
+        End::Commit => t1.commit().unwrap(),
+        End::Rollback => t1.rollback().unwrap(),
+    }
+    let (mut t2, second) = second.finish();
+    let outcome = second.and_then(|()| t2.commit());
+    (outcome, committed(engine, &[1]).remove(0))
+}
+
+/// P4, lost update, with the second write blocking. PostgreSQL read committed lets T2 proceed once T1 commits and
+/// overwrite it: T1's update is lost (final 12). Repeatable read and serializable fail T2's update with 40001
+/// ("could not serialize access due to concurrent update"); the engine's `WriteConflict`.
+#[test]
+fn blocked_lost_update_is_allowed_only_at_read_committed() {
+    for level in Isolation::ALL {
+        let engine = engine_with(None, &[(1, 10)]);
+        let (t2, x) = blocked_lost_update(&engine, level, End::Commit);
+        if level == RC {
+            assert_eq!((t2, x), (Ok(()), int(12)), "T1's update is lost, as in PostgreSQL");
+        } else {
+            assert!(is_write_conflict(&t2), "{level}: {t2:?}");
+            assert_eq!(x, int(11), "{level}");
+        }
+        let stats = engine.stats();
+        assert_eq!((stats.lock_waits, stats.write_conflicts), (1, u64::from(level != RC)), "{level}");
+    }
+}
+
+/// If the first writer rolls back instead, PostgreSQL lets the waiting update proceed at every level.
+#[test]
+fn a_waiting_write_proceeds_when_the_first_writer_rolls_back() {
+    for level in Isolation::ALL {
+        let engine = engine_with(None, &[(1, 10)]);
+        assert_eq!(blocked_lost_update(&engine, level, End::Rollback), (Ok(()), int(12)), "{level}");
+    }
+}
+
+/// With first-committer-wins planted off, snapshot isolation loses the update even after waiting: T2 wakes to T1's
+/// commit and overwrites it. Serializable still refuses it at commit, through SSI's rw-cycle.
+#[test]
+fn no_first_committer_wins_defect_overwrites_after_waiting() {
+    for level in [SI, SER] {
+        let engine = engine_with(Some(Defect::NoFirstCommitterWins), &[(1, 10)]);
+        let (t2, x) = blocked_lost_update(&engine, level, End::Commit);
+        if level == SI {
+            assert_eq!((t2, x), (Ok(()), int(12)), "T1's update is lost");
+        } else {
+            assert!(is_serialization_failure(&t2), "{t2:?}");
+            assert_eq!(x, int(11));
+        }
     }
 }
 
@@ -113,8 +196,9 @@ fn no_first_committer_wins_defect_loses_updates_at_snapshot_isolation() {
 }
 
 /// Concurrent in-engine appends (`v = v || x`). PostgreSQL makes the second append wait for the first and then, at
-/// read committed, re-applies it to the new list (no append lost) or, above, fails it. The engine aborts the second
-/// append at once at every level, so no append is ever lost; with the defect one is.
+/// read committed, re-applies it to the new list (no append lost) or, above, fails it with 40001. The engine does
+/// the same; with `no-first-committer-wins` the second append extends its snapshot's list above read committed, and
+/// the first element is lost. (Before the engine waited, it aborted the second append at once at every level.)
 #[test]
 fn concurrent_appends_never_lose_an_element_unless_planted() {
     for defect in [None, Some(Defect::NoFirstCommitterWins)] {
@@ -124,14 +208,20 @@ fn concurrent_appends_never_lose_an_element_unless_planted() {
             t1.begin(level).unwrap();
             t2.begin(level).unwrap();
             t1.append(1, 1).unwrap();
-            let second = t2.append(1, 2);
+            let second = blocks(t2, &t1, |t2| t2.append(1, 2));
             t1.commit().unwrap();
-            let expected = match defect {
-                None => {
+            let (mut t2, second) = second.finish();
+            let expected = match (defect, level) {
+                (None, SI | SER) => {
                     assert!(is_write_conflict(&second), "{level}: {second:?}");
                     vec![1]
                 }
-                Some(_) => {
+                (None, RC) | (Some(_), RC) => {
+                    second.unwrap();
+                    t2.commit().unwrap();
+                    vec![1, 2]
+                }
+                (Some(_), SI | SER) => {
                     second.unwrap();
                     t2.commit().unwrap();
                     vec![2]
@@ -140,6 +230,45 @@ fn concurrent_appends_never_lose_an_element_unless_planted() {
             assert_eq!(committed(&engine, &[1]), vec![Some(Value::List(expected))], "{level} {defect:?}");
         }
     }
+}
+
+/// After waiting, a read committed insert or delete checks the row as the first writer left it, like PostgreSQL's
+/// unique check and EvalPlanQual recheck: an insert of a key the first writer inserted fails with a duplicate key
+/// (23505 in PostgreSQL), one the first writer rolled back succeeds, and a delete of a row the first writer
+/// deleted deletes nothing.
+#[test]
+fn read_committed_rechecks_the_row_after_waiting() {
+    for first in [End::Commit, End::Rollback] {
+        let engine = engine_with(None, &[(1, 10)]);
+        let (mut t1, mut t2) = (engine.session(), engine.session());
+        t1.begin(RC).unwrap();
+        t2.begin(RC).unwrap();
+        t1.insert(3, 30).unwrap();
+        let second = blocks(t2, &t1, |t2| t2.insert(3, 31));
+        match first {
+            End::Commit => t1.commit().unwrap(),
+            End::Rollback => t1.rollback().unwrap(),
+        }
+        let (mut t2, second) = second.finish();
+        match first {
+            End::Commit => assert_eq!(second, Err(Error::AlreadyExists { key: k(3) })),
+            End::Rollback => {
+                second.unwrap();
+                t2.commit().unwrap();
+            }
+        }
+        assert_eq!(committed(&engine, &[3]), vec![if first == End::Commit { int(30) } else { int(31) }]);
+    }
+    let engine = engine_with(None, &[(1, 10)]);
+    let (mut t1, mut t2) = (engine.session(), engine.session());
+    t1.begin(RC).unwrap();
+    t2.begin(RC).unwrap();
+    assert!(t1.delete(&k(1)).unwrap());
+    let second = blocks(t2, &t1, |t2| t2.delete(&k(1)));
+    t1.commit().unwrap();
+    let (mut t2, second) = second.finish();
+    assert_eq!(second, Ok(false), "the row was already gone");
+    t2.commit().unwrap();
 }
 
 /// G-single, read skew: T1 reads x, T2 moves 2 from y to x... (Hermitage: x = 12, y = 18) and commits, T1 reads y.
@@ -193,6 +322,7 @@ fn write_skew_is_aborted_only_at_serializable() {
             second.unwrap();
             assert_eq!(committed(&engine, &[1, 2]), vec![int(11), int(21)], "{level}");
         }
+        assert_eq!(engine.stats().lock_waits, 0, "{level}: writes of different keys never wait");
     }
 }
 
@@ -345,6 +475,114 @@ fn predicate_delete_sees_its_statement_snapshot() {
         assert_eq!(deleted, expected, "{level}");
         t1.commit().unwrap();
     }
+}
+
+/// PMP-write (Hermitage): T1 runs `UPDATE test SET value = value + 10` (rows 1 = 10, 2 = 20 become 20 and 30);
+/// T2's `DELETE FROM test WHERE value = 20` blocks on row 2, the one its snapshot shows with 20; T1 commits. At read
+/// committed PostgreSQL re-checks row 2 (now 30), deletes nothing, and T2 then sees row 1 = 20, a row its delete
+/// "missed"; repeatable read and serializable fail T2's delete with 40001.
+#[test]
+fn predicate_write_waits_and_rechecks_only_at_read_committed() {
+    for level in Isolation::ALL {
+        let engine = engine_with(None, &[(1, 10), (2, 20)]);
+        let (mut t1, mut t2) = (engine.session(), engine.session());
+        t1.begin(level).unwrap();
+        t2.begin(level).unwrap();
+        assert_eq!(t1.update_where(.., Predicate::All, 10).unwrap(), vec![(k(1), 10, 20), (k(2), 20, 30)]);
+        let delete = blocks(t2, &t1, |t2| t2.delete_where(.., Predicate::Eq(20)));
+        t1.commit().unwrap();
+        let (mut t2, deleted) = delete.finish();
+        if level == RC {
+            assert_eq!(deleted, Ok(vec![]), "row 2 no longer matches");
+            assert_eq!(t2.scan(.., Predicate::Eq(20)).unwrap(), vec![(k(1), Value::Int(20))]);
+            t2.commit().unwrap();
+        } else {
+            assert!(is_write_conflict(&deleted), "{level}: {deleted:?}");
+        }
+        assert_eq!(committed(&engine, &[1, 2]), vec![int(20), int(30)], "{level}");
+    }
+}
+
+/// A predicate update at read committed adds to the value the first writer committed, so no increment is lost;
+/// above read committed the second fails, as PostgreSQL's `UPDATE SET value = value + 1` does.
+#[test]
+fn concurrent_increments_are_never_lost() {
+    for level in Isolation::ALL {
+        let engine = engine_with(None, &[(1, 10)]);
+        let (mut t1, mut t2) = (engine.session(), engine.session());
+        t1.begin(level).unwrap();
+        t2.begin(level).unwrap();
+        assert_eq!(t1.update_where(.., Predicate::All, 1).unwrap(), vec![(k(1), 10, 11)]);
+        let second = blocks(t2, &t1, |t2| t2.update_where(.., Predicate::All, 1));
+        t1.commit().unwrap();
+        let (mut t2, second) = second.finish();
+        if level == RC {
+            assert_eq!(second, Ok(vec![(k(1), 11, 12)]), "T2 added to T1's committed value");
+            t2.commit().unwrap();
+            assert_eq!(committed(&engine, &[1]), vec![int(12)]);
+        } else {
+            assert!(is_write_conflict(&second), "{level}: {second:?}");
+            assert_eq!(committed(&engine, &[1]), vec![int(11)]);
+        }
+    }
+}
+
+/// A two-transaction deadlock: T1 writes x, T2 writes y, T1's write of y blocks on T2, and T2's write of x would
+/// block on T1. PostgreSQL detects the cycle (after `deadlock_timeout`) and fails one transaction with 40P01; the
+/// other proceeds. The engine checks before blocking, so T2, whose wait would close the cycle, fails at once, and
+/// its rollback lets T1 proceed at every level.
+#[test]
+fn a_deadlock_fails_one_transaction_and_the_other_proceeds() {
+    for level in Isolation::ALL {
+        let engine = engine_with(None, &[(1, 10), (2, 20)]);
+        let (mut t1, mut t2) = (engine.session(), engine.session());
+        t1.begin(level).unwrap();
+        t2.begin(level).unwrap();
+        t1.write(1, 11).unwrap();
+        t2.write(2, 22).unwrap();
+        let (id1, id2): (TxnId, TxnId) = (t1.txn_id().unwrap(), t2.txn_id().unwrap());
+        let first = blocks(t1, &t2, |t1| t1.write(2, 21));
+        let second = t2.write(1, 12);
+        assert_eq!(second, Err(Error::Deadlock { key: k(1), cycle: vec![id2, id1] }), "{level}");
+        assert!(is_deadlock(&second) && second.as_ref().unwrap_err().is_retryable());
+        assert_eq!(t2.commit(), Err(Error::InFailedTransaction));
+        let (mut t1, first) = first.finish();
+        first.unwrap();
+        t1.commit().unwrap();
+        assert_eq!(committed(&engine, &[1, 2]), vec![int(11), int(21)], "{level}");
+        assert_eq!(engine.stats().deadlocks, 1);
+    }
+}
+
+/// Killing a session whose statement waits wakes it: the statement fails with `Killed` and the session is gone,
+/// while the transaction it waited for is untouched. Killing the first writer instead rolls it back, which lets the
+/// waiter proceed.
+#[test]
+fn a_killed_waiter_wakes_and_fails_with_killed() {
+    let engine = engine_with(None, &[(1, 10)]);
+    let (mut t1, mut t2) = (engine.session(), engine.session());
+    t1.begin(RC).unwrap();
+    t2.begin(RC).unwrap();
+    t1.write(1, 11).unwrap();
+    let second = blocks(t2, &t1, |t2| t2.write(1, 12));
+    second.handle().kill();
+    let (mut t2, second) = second.finish();
+    assert_eq!(second, Err(Error::Killed));
+    assert_eq!(t2.rollback(), Err(Error::Killed));
+    t1.commit().unwrap();
+    assert_eq!(committed(&engine, &[1]), vec![int(11)]);
+    assert_eq!(engine.stats().killed, 1);
+
+    let (mut t1, mut t3) = (engine.session(), engine.session());
+    t1.begin(SI).unwrap();
+    t3.begin(SI).unwrap();
+    t1.write(1, 13).unwrap();
+    let third = blocks(t3, &t1, |t3| t3.write(1, 14));
+    t1.handle().kill();
+    let (mut t3, third) = third.finish();
+    third.unwrap();
+    t3.commit().unwrap();
+    assert_eq!(committed(&engine, &[1]), vec![int(14)]);
 }
 
 #[test]

@@ -1,18 +1,24 @@
 //! The model test: random interleaved schedules at serializable must be equivalent to some serial order.
 //!
 //! Several sessions run short transactions over a few keys, one statement at a time in a random interleaving, and
-//! commit or roll back at random. Afterwards the committed transactions are re-executed one after another against
-//! a plain `BTreeMap`, as redb's fuzzer checks against a reference (`fuzz/fuzz_targets/fuzz_redb.rs`): the commit
-//! order first, then a backtracking search over the other orders. Some order must reproduce every read, scan and
-//! delete result each transaction saw and the engine's final state; that is what serializability means for the
-//! committed transactions (Adya 1999). The same check must fail for some schedule when `ssi-off` is planted, which
-//! shows that it can.
+//! commit or roll back at random. Each session runs on its own thread, driven step by step: a statement that waits
+//! for another transaction's write is left blocked, the schedule moves on without that session, and its result is
+//! taken when the transaction it waited for has ended (as Hermitage's scripts treat a blocked step). Afterwards the
+//! committed transactions are re-executed one after another against a plain `BTreeMap`, as redb's fuzzer checks
+//! against a reference (`fuzz/fuzz_targets/fuzz_redb.rs`): the commit order first, then a backtracking search over
+//! the other orders. Some order must reproduce every read, scan and delete result each transaction saw and the
+//! engine's final state; that is what serializability means for the committed transactions (Adya 1999). The same
+//! check must fail for some schedule when `ssi-off` is planted, which shows that it can.
 
 mod support;
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::thread;
+use std::time::{Duration, Instant};
 
-use engine::{Defect, Engine, Isolation, Key, Predicate, Value};
+use engine::{Defect, Engine, Error, Isolation, Key, Predicate, Session, SessionHandle, Stats, TxnId, Value};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 
@@ -81,75 +87,210 @@ struct Committed {
     steps: Vec<(Op, Value, Outcome)>,
 }
 
-struct Cursor {
+/// What the driver asks a session's thread to do.
+enum Cmd {
+    Begin(Isolation),
+    /// A statement, with the unique integer its write or append uses.
+    Op(Op, i64),
+    Commit,
+    Rollback,
+}
+
+/// What a session's thread answers.
+enum Reply {
+    Begun(TxnId),
+    Op(Result<Outcome, Error>),
+    Ended(Result<(), Error>),
+}
+
+/// Runs one statement.
+fn execute(session: &mut Session, op: &Op, unique: i64) -> Result<Outcome, Error> {
+    match op {
+        Op::Read(k) => session.read(&Key::Int(*k)).map(Outcome::Read),
+        Op::Write(k) => session.write(*k, unique).map(|()| Outcome::Done),
+        Op::Append(k) => session.append(*k, unique).map(|()| Outcome::Done),
+        Op::Delete(k) => session.delete(&Key::Int(*k)).map(Outcome::Deleted),
+        Op::Scan(p) => session.scan(Key::Int(REGISTERS.start)..Key::Int(REGISTERS.end), *p).map(Outcome::Rows),
+    }
+}
+
+/// A session's thread: runs each command it is sent and answers.
+fn serve(mut session: Session, cmds: Receiver<Cmd>, replies: Sender<Reply>) {
+    for cmd in cmds {
+        let reply = match cmd {
+            Cmd::Begin(level) => {
+                session.begin(level).expect("begin never fails on the correct engine");
+                Reply::Begun(session.txn_id().expect("a transaction just began"))
+            }
+            Cmd::Op(op, unique) => Reply::Op(execute(&mut session, &op, unique)),
+            Cmd::Commit => Reply::Ended(session.commit()),
+            Cmd::Rollback => Reply::Ended(session.rollback()),
+        };
+        if replies.send(reply).is_err() {
+            return;
+        }
+    }
+}
+
+/// The step a session was sent and has not answered yet.
+enum InFlight {
+    Begin,
+    Op(Op, Value),
+    Commit,
+    Rollback,
+}
+
+/// The driver's view of one session.
+struct Client {
+    cmds: Sender<Cmd>,
+    replies: Receiver<Reply>,
+    handle: SessionHandle,
+    /// Which planned transaction and statement come next.
     txn: usize,
     op: usize,
-    active: bool,
+    /// The running transaction, once begun.
+    running: Option<TxnId>,
     log: Vec<(Op, Value, Outcome)>,
+    in_flight: Option<InFlight>,
+}
+
+impl Client {
+    fn send(&mut self, cmd: Cmd, in_flight: InFlight) {
+        self.cmds.send(cmd).expect("the session's thread runs");
+        self.in_flight = Some(in_flight);
+    }
+
+    fn next_transaction(&mut self) {
+        (self.txn, self.op, self.running) = (self.txn + 1, 0, None);
+        self.log.clear();
+    }
+}
+
+/// How long a step may take to answer or block before the test fails (a hang is a bug).
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// Drives the sessions of one schedule, step by step.
+struct Driver {
+    clients: Vec<Client>,
+    committed: Vec<Committed>,
+}
+
+impl Driver {
+    /// Applies `reply` from client `s` to the driver's view.
+    fn on_reply(&mut self, s: usize, reply: Reply) {
+        let client = &mut self.clients[s];
+        let in_flight = client.in_flight.take().expect("a reply answers a step");
+        match (in_flight, reply) {
+            (InFlight::Begin, Reply::Begun(id)) => client.running = Some(id),
+            (InFlight::Op(op, arg), Reply::Op(Ok(outcome))) => client.log.push((op, arg, outcome)),
+            (InFlight::Op(..), Reply::Op(Err(e))) => {
+                // The engine already ended the transaction; the session still wants a rollback.
+                assert!(e.is_retryable(), "unexpected error {e}");
+                client.cmds.send(Cmd::Rollback).expect("the session's thread runs");
+                match client.replies.recv_timeout(PATIENCE) {
+                    Ok(Reply::Ended(Ok(()))) => {}
+                    _ => panic!("rollback failed or hung"),
+                }
+                client.next_transaction();
+            }
+            (InFlight::Commit, Reply::Ended(result)) => {
+                if result.is_ok() {
+                    self.committed.push(Committed { steps: std::mem::take(&mut client.log) });
+                }
+                client.next_transaction();
+            }
+            (InFlight::Rollback, Reply::Ended(result)) => {
+                result.expect("rollback");
+                client.next_transaction();
+            }
+            _ => unreachable!("a reply of the wrong kind"),
+        }
+    }
+
+    /// Whether client `s` has a step in flight that is not simply waiting for a transaction still running: it is
+    /// about to answer, or woke up because the transaction it waited for ended.
+    fn unsettled(&self, s: usize) -> bool {
+        let client = &self.clients[s];
+        client.in_flight.is_some()
+            && !client.handle.waiting_for().is_some_and(|holder| self.clients.iter().any(|c| c.running == Some(holder)))
+    }
+
+    /// Takes every answer that is coming, until each step in flight has answered or waits for a running
+    /// transaction. A step's answer can end a transaction and so wake others, hence the loop.
+    fn settle(&mut self) {
+        let deadline = Instant::now() + PATIENCE;
+        while let Some(s) = (0..self.clients.len()).find(|&s| self.unsettled(s)) {
+            match self.clients[s].replies.recv_timeout(Duration::from_micros(200)) {
+                Ok(reply) => self.on_reply(s, reply),
+                Err(RecvTimeoutError::Timeout) => {
+                    assert!(Instant::now() < deadline, "a step neither answered nor blocked")
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!("a session's thread died"),
+            }
+        }
+    }
+
+    /// Sends client `s` its next step, unless it is blocked or done; returns whether it had one.
+    fn step(&mut self, s: usize, plans: &[TxnPlan], level: Isolation, unique: &mut i64) -> bool {
+        let client = &mut self.clients[s];
+        if client.in_flight.is_some() {
+            return false;
+        }
+        let Some(plan) = plans.get(client.txn) else {
+            return false;
+        };
+        if client.running.is_none() {
+            client.send(Cmd::Begin(level), InFlight::Begin);
+        } else {
+            match plan.ops.get(client.op) {
+                Some(op) => {
+                    *unique += 1;
+                    client.op += 1;
+                    client.send(Cmd::Op(op.clone(), *unique), InFlight::Op(op.clone(), Value::Int(*unique)));
+                }
+                None if plan.commit => client.send(Cmd::Commit, InFlight::Commit),
+                None => client.send(Cmd::Rollback, InFlight::Rollback),
+            }
+        }
+        self.settle();
+        true
+    }
 }
 
 /// Runs `schedule` at `level`, returning the committed transactions in commit order.
 fn run(engine: &Engine, schedule: &Schedule, level: Isolation) -> Vec<Committed> {
-    let mut sessions: Vec<_> = schedule.sessions.iter().map(|_| engine.session()).collect();
-    let mut cursors: Vec<Cursor> =
-        schedule.sessions.iter().map(|_| Cursor { txn: 0, op: 0, active: false, log: Vec::new() }).collect();
-    let mut committed = Vec::new();
-    let mut unique = 0;
-    let total: usize = schedule.order.len();
-    let tail = (0..schedule.sessions.len()).cycle().take(total * 2 + 64);
-    for s in schedule.order.iter().copied().chain(tail) {
-        let (session, cursor, plans) = (&mut sessions[s], &mut cursors[s], &schedule.sessions[s]);
-        let Some(plan) = plans.get(cursor.txn) else {
-            continue;
-        };
-        if !cursor.active {
-            session.begin(level).expect("begin never fails on the correct engine");
-            cursor.active = true;
-            continue;
+    thread::scope(|scope| {
+        let clients = schedule
+            .sessions
+            .iter()
+            .map(|_| {
+                let session = engine.session();
+                let handle = session.handle();
+                let (cmds, cmd_rx) = channel();
+                let (reply_tx, replies) = channel();
+                scope.spawn(move || serve(session, cmd_rx, reply_tx));
+                Client { cmds, replies, handle, txn: 0, op: 0, running: None, log: Vec::new(), in_flight: None }
+            })
+            .collect();
+        let mut driver = Driver { clients, committed: Vec::new() };
+        let mut unique = 0;
+        for &s in &schedule.order {
+            driver.step(s, &schedule.sessions[s], level, &mut unique);
         }
-        let finished = match plan.ops.get(cursor.op) {
-            Some(op) => {
-                unique += 1;
-                let arg = Value::Int(unique);
-                let result = match op {
-                    Op::Read(k) => session.read(&Key::Int(*k)).map(Outcome::Read),
-                    Op::Write(k) => session.write(*k, arg.clone()).map(|()| Outcome::Done),
-                    Op::Append(k) => session.append(*k, unique).map(|()| Outcome::Done),
-                    Op::Delete(k) => session.delete(&Key::Int(*k)).map(Outcome::Deleted),
-                    Op::Scan(p) => {
-                        session.scan(Key::Int(REGISTERS.start)..Key::Int(REGISTERS.end), *p).map(Outcome::Rows)
-                    }
-                };
-                cursor.op += 1;
-                match result {
-                    Ok(outcome) => {
-                        cursor.log.push((op.clone(), arg, outcome));
-                        false
-                    }
-                    Err(e) => {
-                        assert!(e.is_retryable(), "unexpected error {e}");
-                        session.rollback().expect("rollback");
-                        true
-                    }
-                }
+        // Then the sessions finish in turn; a blocked one is skipped until the transaction it waits for ends.
+        while driver.clients.iter().zip(&schedule.sessions).any(|(c, plans)| c.txn < plans.len()) {
+            let mut stepped = false;
+            for (s, plans) in schedule.sessions.iter().enumerate() {
+                stepped |= driver.step(s, plans, level, &mut unique);
             }
-            None if plan.commit => {
-                if session.commit().is_ok() {
-                    committed.push(Committed { steps: std::mem::take(&mut cursor.log) });
-                }
-                true
-            }
-            None => {
-                session.rollback().expect("rollback");
-                true
-            }
-        };
-        if finished {
-            *cursor = Cursor { txn: cursor.txn + 1, op: 0, active: false, log: Vec::new() };
+            // A blocked session waits for a running transaction, whose session can take a step.
+            assert!(stepped, "every unfinished session is blocked: an undetected deadlock");
         }
-    }
-    assert!(cursors.iter().zip(&schedule.sessions).all(|(c, s)| c.txn == s.len()), "schedule did not finish");
-    committed
+        let Driver { clients, committed } = driver;
+        // Closing the command channels ends the sessions' threads, which the scope joins.
+        drop(clients);
+        committed
+    })
 }
 
 type Reference = BTreeMap<i64, Value>;
@@ -213,11 +354,18 @@ fn final_state(engine: &Engine) -> Reference {
     state
 }
 
-/// Runs `schedule` on a fresh engine and checks that its committed transactions are serializable.
-fn check(schedule: &Schedule, defect: Option<Defect>) -> Result<(), TestCaseError> {
+/// Runs `schedule` on a fresh engine and checks that its committed transactions are serializable; adds the
+/// engine's counts to `stats`.
+fn check(schedule: &Schedule, defect: Option<Defect>, stats: &Cell<Stats>) -> Result<(), TestCaseError> {
     let engine = Engine::with_defect(defect);
     let committed = run(&engine, schedule, Isolation::Serializable);
     let end = final_state(&engine);
+    let (seen, now) = (stats.get(), engine.stats());
+    stats.set(Stats {
+        lock_waits: seen.lock_waits + now.lock_waits,
+        deadlocks: seen.deadlocks + now.deadlocks,
+        ..seen
+    });
     let mut used = vec![false; committed.len()];
     prop_assert!(
         serial_order(&committed, &mut used, &Reference::new(), &end),
@@ -240,14 +388,18 @@ fn config(cases: u32, seed: u64) -> Config {
 #[test]
 fn serializable_schedules_are_equivalent_to_a_serial_order() {
     let mut runner = TestRunner::new(config(2000, 0x150c4ec));
-    if let Err(e) = runner.run(&schedule_strategy(), |schedule| check(&schedule, None)) {
+    let stats = Cell::new(Stats::default());
+    if let Err(e) = runner.run(&schedule_strategy(), |schedule| check(&schedule, None, &stats)) {
         panic!("{e}");
     }
+    // The schedules exercise blocked writes and deadlocks, not only interleavings that never conflict.
+    let stats = stats.get();
+    assert!(stats.lock_waits > 100 && stats.deadlocks > 0, "{stats:?}");
 }
 
 #[test]
 fn the_model_check_catches_ssi_off() {
     let mut runner = TestRunner::new(config(300, 0x150c4ec));
-    let outcome = runner.run(&schedule_strategy(), |schedule| check(&schedule, Some(Defect::SsiOff)));
+    let outcome = runner.run(&schedule_strategy(), |schedule| check(&schedule, Some(Defect::SsiOff), &Cell::default()));
     assert!(outcome.is_err(), "300 schedules with ssi-off were all serializable: the check cannot fail");
 }

@@ -1,20 +1,13 @@
 //! A cycle as a Graphviz DOT graph: one box per transaction (its index, outcome, process and
 //! micro-ops), one labelled arrow per dependency, coloured by kind so ww, wr, rw, process and realtime
-//! edges are told apart at a glance.
+//! edges are told apart at a glance (and the orders dashed or dotted). Graphviz lays it out when asked
+//! (`--graphviz`); `svg.rs` draws the same cycle without it.
 
 use std::fmt::Write;
 
-use checker::{Cycle, Kind};
+use checker::Cycle;
 
-fn colour(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Ww | Kind::Wwp => "#1f77b4",
-        Kind::Wr | Kind::Wrp => "#2ca02c",
-        Kind::Rw | Kind::Rwp => "#d62728",
-        Kind::Process => "#9467bd",
-        Kind::Realtime => "#7f7f7f",
-    }
-}
+use crate::kind_style::{colour, dot_style};
 
 /// Escapes a string for a DOT double-quoted label.
 fn escape(s: &str) -> String {
@@ -27,7 +20,10 @@ pub fn dot(name: &str, n: usize, cycle: &Cycle) -> String {
     out.push_str("  rankdir=LR;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n  edge [fontname=\"monospace\", fontsize=10];\n");
     let _ = writeln!(out, "  label=\"{}\";\n  labelloc=t;", escape(&format!("{name} #{n}")));
     for op in &cycle.ops {
-        let mops: Vec<String> = op.value.iter().map(ToString::to_string).collect();
+        let mops: Vec<String> = match &op.init_rows {
+            Some(rows) => vec![format!("init {}", histories::RowsText(rows))],
+            None => op.value.iter().map(ToString::to_string).collect(),
+        };
         let label = format!("T{}\n{} (process {})\n{}", op.index, op.outcome, op.process, mops.join(" "));
         let _ = writeln!(out, "  T{} [label=\"{}\"];", op.index, escape(&label));
     }
@@ -38,10 +34,11 @@ pub fn dot(name: &str, n: usize, cycle: &Cycle) -> String {
         };
         let _ = writeln!(
             out,
-            "  T{} -> T{} [label=\"{}\", color=\"{c}\", fontcolor=\"{c}\", tooltip=\"{}\"];",
+            "  T{} -> T{} [label=\"{}\", color=\"{c}\", fontcolor=\"{c}\", style={}, tooltip=\"{}\"];",
             step.from,
             step.to,
             escape(&label),
+            dot_style(step.kind),
             escape(&step.explanation),
             c = colour(step.kind)
         );

@@ -1,7 +1,16 @@
-//! What a check concludes, rendered for the people and programs that read it: plain text for a
-//! terminal, JSON for programs (DESIGN.md §3), and a Graphviz DOT picture of each cycle. This crate
-//! decides nothing: the verdict, the anomalies and their explanations are the checker's; here they are
-//! only laid out.
+//! What a run or check concludes, rendered for the people and programs that read it: plain text for a
+//! terminal, JSON for programs (DESIGN.md §3), `report.html` for a developer reproducing an anomaly (one
+//! self-contained page: verdicts, charts, each cycle drawn, each transaction on a timeline),
+//! `report.md` for a pull-request comment, `junit.xml` for a CI page, and each cycle as Graphviz DOT and
+//! as SVG drawn in process. This crate decides nothing: the verdict, the anomalies and their
+//! explanations are the checker's, the run's figures the runner's; here they are only laid out. Every
+//! piece of text that comes from a history (keys, values, error messages) is escaped for the format it
+//! goes into (`escape`).
+//!
+//! A [`Report`] gathers what the renderers need; [`write_report`] writes every file into a directory.
+//! The pieces (the page shell and tables in `page`, the sections in `html`, the tables in `markdown`,
+//! the charts in `chart`, [`cycle_svg`], [`timeline_svg`]) are public so that a side-by-side report of
+//! several runs can be built from them.
 //!
 //! ```
 //! use checker::{check, Options};
@@ -13,19 +22,51 @@
 //! {"type":"ok","process":1,"value":[["append","y",2],["r","x",[]]]}"#;
 //! let history = parse(text, Format::JsonLines, "skew.jsonl").unwrap();
 //! let result = check(&history, &Options::default()).unwrap();
-//! let report = findings::text(&result, "skew.jsonl");
-//! assert!(report.starts_with("skew.jsonl: INVALID"));
-//! assert!(findings::dot("G2-item", 1, result.anomalies["G2-item"][0].as_cycle().unwrap()).contains("rw"));
+//! assert!(findings::text(&result, "skew.jsonl").starts_with("skew.jsonl: INVALID"));
+//! let cycle = result.anomalies["G2-item"][0].as_cycle().unwrap();
+//! assert!(findings::dot("G2-item", 1, cycle).contains("rw"));
+//! assert!(findings::cycle_svg("G2-item", 1, cycle).starts_with("<svg"));
+//!
+//! let report = findings::Report::check("skew.jsonl", &result).with_history(&history);
+//! assert!(findings::report_html(&report).contains("data-anomaly=\"G2-item\""));
+//! assert!(findings::report_markdown(&report).contains("| <code>strict-serializable</code> | ❌ broken |"));
+//! assert!(findings::report_junit(&report, Default::default()).contains("<failure"));
 //! ```
 #![deny(missing_docs)]
 
+mod activity;
+pub mod chart;
+mod cycle_layout;
+mod cycle_svg;
 mod dot;
+pub mod escape;
+mod graphviz;
+pub mod html;
+mod junit;
+mod kind_style;
+pub mod markdown;
 mod out_dir;
+pub mod page;
+mod report;
+mod run_summary;
+pub mod svg;
 mod text;
+mod timeline;
+mod verdicts;
 
+pub use activity::{Activity, Slice};
+pub use cycle_svg::cycle_svg;
 pub use dot::dot;
-pub use out_dir::write_out_dir;
+pub use graphviz::Graphviz;
+pub use html::report_html;
+pub use junit::{JunitOptions, report_junit};
+pub use markdown::report_markdown;
+pub use out_dir::{OutOptions, write_out_dir, write_report};
+pub use report::{Invariant, Report};
+pub use run_summary::RunSummary;
 pub use text::{text, verdict_word};
+pub use timeline::timeline_svg;
+pub use verdicts::{Outcome, Subject, Verdict, verdicts};
 
 /// The result as one JSON object (DESIGN.md §3).
 pub fn json(result: &checker::CheckResult) -> String {

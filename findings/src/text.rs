@@ -1,6 +1,8 @@
-//! The plain-text report: the verdict on the first line, the anomalies and the models they rule out,
-//! each anomaly's explanation, and what the checker saw. Long lists are cut with a count of what was
-//! left out; the JSON holds everything.
+//! The plain-text report: the verdict on the first line (with the workload and any register
+//! assumptions made), the anomalies and the models they rule out, each anomaly's explanation, and what
+//! the checker saw, including what it could not see, so a valid verdict on a history that showed little
+//! reads differently from a clean one. Long lists are cut with a count of what was left out; the JSON
+//! holds everything.
 
 use std::fmt::Write;
 
@@ -28,9 +30,25 @@ pub fn text(result: &CheckResult, source: &str) -> String {
     } else {
         format!("{}anomalies {}", if against.is_empty() { "" } else { "; " }, checked.anomalies.join(", "))
     };
+    let workload = if checked.assumptions.is_empty() {
+        checked.workload.clone()
+    } else {
+        format!("{} assuming {}", checked.workload, checked.assumptions.join(", "))
+    };
     let checked_for =
         if against.is_empty() && also.is_empty() { String::new() } else { format!(", checked for {against}{also}") };
-    let _ = writeln!(out, "{source}: {} ({}{checked_for})", verdict_word(result.valid), checked.workload);
+    let _ = writeln!(out, "{source}: {} ({workload}{checked_for})", verdict_word(result.valid));
+    let s = &result.stats;
+    if !s.blind_spots.is_empty() {
+        let data: usize =
+            s.edges.iter().filter(|(k, _)| !matches!(k.as_str(), "process" | "realtime")).map(|(_, n)| n).sum();
+        let _ = writeln!(
+            out,
+            "Caution: a partial view: {} of {} keys with a version order the history shows, {data} data dependencies \
+             inferred (see \"Could not see\" below)",
+            s.ordered_keys, s.keys
+        );
+    }
     if !result.anomaly_types.is_empty() {
         let counts: Vec<String> = result
             .anomaly_types
@@ -79,11 +97,10 @@ pub fn text(result: &CheckResult, source: &str) -> String {
                 writeln!(out, "\n... and {} more {name} (all are in --format json)", anomalies.len() - SHOWN_PER_CLASS);
         }
     }
-    let s = &result.stats;
     let edges: Vec<String> = s.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let _ = write!(
         out,
-        "\nSaw {} operations: {} transactions ({} ok, {} fail, {} info); {} keys, {} ordered by reads; dependencies: {}",
+        "\nSaw {} operations: {} transactions ({} ok, {} fail, {} info); {} keys, {} with a version order the history shows; dependencies: {}",
         s.ops,
         s.txns,
         s.ok,

@@ -6,20 +6,22 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::Context;
-use checker::Options;
+use checker::{CheckError, Inference, Options, Workload};
 use histories::{Format, History};
 
-use crate::cli::{CheckArgs, CheckFlags, OutputFormat};
+use crate::cli::{CheckArgs, CheckFlags, OutputFormat, ReportFlags, WorkloadName};
 use crate::exit;
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     let (history, source) = read_history(&args.file)?;
-    let options = options(&args.check)?;
+    log::info!("read {} operations from {source}", history.len());
+    let options = options(&args.check)?.with_workload(args.workload.map(workload));
     let result = match checker::invariants::Scenario::detect(&history) {
-        None => checker::check(&history, &options)?,
+        None => check(&history, &options).map_err(|e| located(e, &source))?,
         Some(scenario) => {
             let unsound = scenario.graph_check_unsound();
-            checker::invariants::check_history(&history, &options, scenario.name(), unsound, true)?.0
+            let checked = check_with_invariants(&history, &options, scenario.name(), unsound, true);
+            checked.map_err(|e| located(e, &source))?.0
         }
     };
     let report = match args.format {
@@ -28,16 +30,96 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(dir) = &args.out {
-        let written =
-            findings::write_out_dir(dir, &result).with_context(|| format!("writing findings to {}", dir.display()))?;
-        eprintln!("isocheck: wrote {} files to {}", written.len(), dir.display());
+        let report = findings::Report::check(&source, &result).with_history(&history);
+        write_report(dir, &report, &args.report)?;
     }
     Ok(exit::for_validity(result.valid))
 }
 
+/// Checks a history, with a spinner on stderr while it runs and its duration in the log.
+pub fn check(history: &History, options: &Options) -> Result<checker::CheckResult, CheckError> {
+    let spinner = isocheck::progress::spinner(format!("checking {} operations", history.len()));
+    let started = std::time::Instant::now();
+    let result = checker::check(history, options);
+    spinner.finish_and_clear();
+    let result = result?;
+    log::info!(
+        "checked {} transactions in {:.3} s: {} dependencies, {} cyclic components, verdict {}",
+        result.stats.txns,
+        started.elapsed().as_secs_f64(),
+        result.stats.edges.values().sum::<usize>(),
+        result.stats.cyclic_components,
+        findings::verdict_word(result.valid)
+    );
+    Ok(result)
+}
+
+/// Checks a scenario's history (bank, write skew): its invariants, and the dependency graph where it
+/// applies (`checker::invariants::check_history`), with the same spinner and log as [`check`].
+pub fn check_with_invariants(
+    history: &History,
+    options: &Options,
+    workload: &str,
+    unsound: Option<&str>,
+    fallback: bool,
+) -> Result<(checker::CheckResult, checker::invariants::GraphCheck), CheckError> {
+    let spinner = isocheck::progress::spinner(format!("checking {} operations", history.len()));
+    let result = checker::invariants::check_history(history, options, workload, unsound, fallback);
+    spinner.finish_and_clear();
+    if let Ok((result, graph)) = &result {
+        log::info!(
+            "checked {} transactions and {} invariants (graph check: {}), verdict {}",
+            result.stats.txns,
+            result.invariants.len(),
+            graph.describe(),
+            findings::verdict_word(result.valid)
+        );
+    }
+    result
+}
+
+/// Writes the findings files of `report` into `dir`, and says where on stderr.
+pub fn write_report(dir: &Path, report: &findings::Report<'_>, flags: &ReportFlags) -> anyhow::Result<()> {
+    let options = findings::OutOptions { graphviz: flags.graphviz, ..Default::default() };
+    let written = findings::write_report(dir, report, &options)
+        .with_context(|| format!("writing findings to {}", dir.display()))?;
+    eprintln!(
+        "isocheck: wrote {} files to {} (open {})",
+        written.len(),
+        dir.display(),
+        dir.join("report.html").display()
+    );
+    Ok(())
+}
+
 /// The checker options the flags ask for.
 pub fn options(flags: &CheckFlags) -> anyhow::Result<Options> {
-    Ok(Options::new(&flags.models, &flags.anomalies)?)
+    Ok(Options::new(&flags.models, &flags.anomalies)?.with_inference(inference(flags)))
+}
+
+/// The register-inference assumptions the flags make.
+pub fn inference(flags: &CheckFlags) -> Inference {
+    Inference {
+        wfr_keys: flags.wfr_keys,
+        sequential_keys: flags.sequential_keys,
+        linearizable_keys: flags.linearizable_keys,
+    }
+}
+
+/// A checker error about an operation, located in the file as a malformed history's errors are.
+fn located(error: CheckError, source: &str) -> anyhow::Error {
+    match error {
+        CheckError::Workload { at, message } => anyhow::anyhow!("{source}:{at}: {message}"),
+        other => other.into(),
+    }
+}
+
+fn workload(name: WorkloadName) -> Workload {
+    match name {
+        WorkloadName::ListAppend => Workload::ListAppend,
+        WorkloadName::RwRegister => Workload::RwRegister,
+        WorkloadName::ClosedPredicate => Workload::ClosedPredicate,
+    }
 }
 
 fn read_history(path: &Path) -> anyhow::Result<(History, String)> {

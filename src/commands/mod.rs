@@ -2,8 +2,10 @@
 //! means bad input or usage (exit 2).
 
 mod check;
+mod hermitage;
 mod overlap;
 mod run;
+mod systems;
 
 use crate::cli::{Cli, Command};
 
@@ -13,5 +15,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Overlap(args) => overlap::run(&args),
+        Command::Hermitage(args) => hermitage::run(&args),
     }
 }

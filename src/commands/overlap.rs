@@ -12,11 +12,12 @@ use isocheck::runner::overlap::{self, OverlapConfig};
 use serde_json::json;
 
 use crate::cli::{FailOn, OutputFormat, OverlapArgs};
-use crate::commands::run::{open, serialized_by_design};
+use crate::commands::run::serialized_by_design;
 use crate::exit;
 
 pub fn run(args: &OverlapArgs) -> anyhow::Result<u8> {
-    let system = open(args.db, args.url.as_deref(), args.defect.as_deref(), args.sqlite_begin)?;
+    let defect = args.defect.as_deref().map(str::parse::<engine::Defect>).transpose()?;
+    let system = super::systems::open(args.db, args.url.as_deref(), defect, args.sqlite_begin)?;
     let support = system.level(args.isolation);
     if !support.is_runnable() {
         bail!("{} cannot run {}: {}", system.name(), args.isolation, support.describe());

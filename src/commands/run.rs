@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use adapters::{EngineSystem, PostgresSystem, SqliteBegin, SqliteSystem, System};
+use adapters::System;
 use anyhow::{Context, bail};
 use checker::timing::{self, HoldTiming};
 use checker::{CheckResult, Options};
 use generators::{KeyDist, Params};
 use serde_json::json;
 
-use crate::cli::{self, DbName, FailOn, NemesisName, OutputFormat, RunArgs, RunWorkloadName};
+use crate::cli::{self, FailOn, NemesisName, OutputFormat, RunArgs, RunWorkloadName};
 use crate::exit;
 use isocheck::runner::nemesis::Fault;
 use isocheck::runner::workload::{
@@ -65,11 +65,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     } else {
         args.check.models.clone()
     };
-    let options = Options::new(&models, &args.check.anomalies)?;
+    let options = Options::new(&models, &args.check.anomalies)?.with_inference(super::check::inference(&args.check));
+    log::info!(
+        "ran {} transactions in {:.3} s; checking against {}",
+        outcome.ok + outcome.fail + outcome.info,
+        outcome.elapsed.as_secs_f64(),
+        models.join(", ")
+    );
     let fallback = workload.name() != "list-append";
     let unsound = workload.graph_check_unsound();
     let (mut result, graph_check) =
-        checker::invariants::check_history(&outcome.history, &options, workload.name(), unsound, fallback)?;
+        super::check::check_with_invariants(&outcome.history, &options, workload.name(), unsound, fallback)?;
     result.flags.extend(timing::zero_abort_under_contention(&outcome.history, args.isolation.promised_model()));
     if let Some(holds) = workload.holds() {
         let timing = HoldTiming {
@@ -85,7 +91,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         object.insert("graph_check".into(), json!(graph_check.describe()));
     }
     std::fs::write(out_dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
-    findings::write_out_dir(&out_dir, &result)?;
+    let report = findings::Report::check(history_path.display().to_string(), &result)
+        .with_history(&outcome.history)
+        .with_run(findings::RunSummary::from_json(&summary)?);
+    super::check::write_report(&out_dir, &report, &args.report)?;
     let report = match args.format {
         OutputFormat::Text => text(&summary, &result, &history_path),
         OutputFormat::Json => json(&summary, &result)? + "\n",
@@ -131,44 +140,8 @@ fn nemesis(args: &RunArgs) -> anyhow::Result<Option<(Fault, std::time::Duration)
 
 /// Opens the system under test the flags name; an unreachable system is an error (exit 2).
 pub fn open_system(args: &RunArgs) -> anyhow::Result<Arc<dyn System>> {
-    open(args.db, args.url.as_deref(), args.defect.as_deref(), args.sqlite_begin)
-}
-
-/// Opens a system under test: `--db`, `--url`, `--defect`, `--sqlite-begin`.
-pub fn open(
-    db: DbName,
-    url: Option<&str>,
-    defect: Option<&str>,
-    sqlite_begin: cli::SqliteBegin,
-) -> anyhow::Result<Arc<dyn System>> {
-    let defect = defect.map(str::parse::<engine::Defect>).transpose()?;
-    if defect.is_some() && db != DbName::Engine {
-        bail!("--defect plants a defect in the embedded engine; it cannot be used with --db {}", db_name(db));
-    }
-    Ok(match db {
-        DbName::Engine => Arc::new(EngineSystem::new(defect)),
-        DbName::Sqlite => {
-            let begin = match sqlite_begin {
-                cli::SqliteBegin::Deferred => SqliteBegin::Deferred,
-                cli::SqliteBegin::Immediate => SqliteBegin::Immediate,
-            };
-            Arc::new(SqliteSystem::new(begin)?)
-        }
-        DbName::Postgres => {
-            let url = url.with_context(|| {
-                format!("--db postgres needs --url or {} (postgres://user@host:port/database)", PostgresSystem::URL_VAR)
-            })?;
-            Arc::new(PostgresSystem::new(url)?)
-        }
-    })
-}
-
-fn db_name(db: DbName) -> &'static str {
-    match db {
-        DbName::Engine => "engine",
-        DbName::Sqlite => "sqlite",
-        DbName::Postgres => "postgres",
-    }
+    let defect = args.defect.as_deref().map(str::parse::<engine::Defect>).transpose()?;
+    super::systems::open(args.db, args.url.as_deref(), defect, args.sqlite_begin)
 }
 
 fn workload(args: &RunArgs) -> anyhow::Result<Arc<dyn Workload>> {
@@ -220,7 +193,7 @@ fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
         return Ok(dir.clone());
     }
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace(':', "");
-    let base = Path::new("runs").join(format!("{stamp}-{}-{}", db_name(args.db), args.isolation));
+    let base = Path::new("runs").join(format!("{stamp}-{}-{}", super::systems::db_name(args.db), args.isolation));
     let mut dir = base.clone();
     let mut n = 1;
     while dir.exists() {

@@ -2,6 +2,7 @@
 //! system, prepares it, and asserts through the [`Session`] interface alone, reading what is durable
 //! through a fresh session.
 
+#![allow(dead_code)] // Each test binary runs the checks that apply to its system.
 use adapters::{Failure, Level, Session, System, TxnError};
 use histories::{Key, Predicate, Rows};
 
@@ -173,4 +174,28 @@ pub fn records_round_trip(system: &dyn System) {
     assert_eq!(s.read_record(&user(2)).unwrap(), Some(record(b'x')), "the rolled-back update left no trace");
     s.commit().unwrap();
     assert_eq!(registers(system), rows([(1, 10)]), "records are not registers");
+}
+
+/// Predicate deletes and updates are one statement each and report what they saw and wrote: the shapes
+/// Hermitage's scripts use (`update test set value = value + 10`, `update ... set value = 12 where value
+/// = 10`, `delete from test where value = 20`).
+pub fn predicate_writes_report_what_they_saw(system: &dyn System) {
+    use adapters::Change;
+    system.prepare(&[(k(1), 10), (k(2), 20), (k(3), 33)]).unwrap();
+    let mut s = begun(system, Level::Serializable);
+    let mut changed = s.update_where(&Predicate::Mod { m: 10, r: 0 }, Change::Add(10)).unwrap();
+    changed.sort();
+    assert_eq!(changed, vec![(k(1), 10, 20), (k(2), 20, 30)]);
+    let set = s.update_where(&Predicate::Eq(30), Change::Set(31)).unwrap();
+    assert_eq!(set, vec![(k(2), 30, 31)]);
+    assert_eq!(s.delete_where(&Predicate::Eq(20)).unwrap(), rows([(1, 20)]));
+    assert_eq!(s.delete_where(&Predicate::Eq(99)).unwrap(), Rows::new(), "nothing matched, nothing deleted");
+    let refused = s.update_where(&Predicate::True, Change::Set(5)).unwrap_err();
+    assert_eq!(refused.failure, Failure::Fatal, "SET needs an equality predicate to know what it overwrote");
+    let _ = s.rollback();
+    let mut s = begun(system, Level::Serializable);
+    s.update_where(&Predicate::Mod { m: 10, r: 0 }, Change::Add(10)).unwrap();
+    s.delete_where(&Predicate::Eq(20)).unwrap();
+    s.commit().unwrap();
+    assert_eq!(registers(system), rows([(2, 30), (3, 33)]));
 }

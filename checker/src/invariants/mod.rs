@@ -92,9 +92,6 @@ impl GraphCheck {
     }
 }
 
-/// Why a history the graph checker cannot read is checked on its invariants alone.
-const NOT_READ: &str = "this checker does not read the workload's micro-ops yet (registers)";
-
 /// Checks a history of `workload`: the dependency graph unless `unsound` says why it cannot be (or,
 /// with `fallback`, the checker cannot read the micro-ops), and the scenario's invariants. Without
 /// `fallback`, micro-ops the checker cannot read are an error, as in [`crate::check`].
@@ -115,7 +112,9 @@ pub fn check_history(
     }
     match crate::check(history, options) {
         Ok(result) => Ok((result.with_invariants(invariants), GraphCheck::Checked)),
-        Err(crate::CheckError::Workload { .. }) if fallback => Ok(only(NOT_READ)),
+        Err(crate::CheckError::Workload { at, message }) if fallback => {
+            Ok(only(&format!("the checker cannot read the micro-ops (line {}: {message})", at.line)))
+        }
         Err(e) => Err(e),
     }
 }
@@ -163,6 +162,7 @@ impl CheckResult {
                 ),
                 models: Vec::new(),
                 anomalies: Vec::new(),
+                assumptions: Vec::new(),
             },
         };
         result.with_invariants(invariants)

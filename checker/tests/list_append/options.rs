@@ -185,9 +185,16 @@ fn a_micro_op_list_append_cannot_read_is_an_error_not_a_verdict() {
         r#"{"type": "ok", "process": 1, "value": [["w", "x", 2]]}"#,
         "\n",
     ));
-    let err = checker::check(&h, &checker::Options::default()).unwrap_err();
+    let as_list_append = checker::Options::default().with_workload(Some(checker::Workload::ListAppend));
+    let err = checker::check(&h, &as_list_append).unwrap_err();
     assert_eq!(
         err.to_string(),
         r#"4:1: [w "x" 2] is a register micro-op, but this history is checked as list-append, whose micro-ops are [append k v] and [r k list]"#
+    );
+    // Detected, the history mixes a list and a register on one key: an input error naming both.
+    let err = checker::check(&h, &checker::Options::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"4:1: [w "x" 2] uses key "x" as a register, but [append "x" 1] at line 2 uses it as a list: a key holds a list or a register, not both"#
     );
 }

@@ -16,11 +16,18 @@
 //!
 //! The string layouts put transaction `i` on process `i` and commit it; [`ok`], [`fail`] and [`info`]
 //! choose the process and the outcome.
+//!
+//! Registers have their own shorthand, after Elle's `rw_register_test.clj`: `"wx1ry2"` writes 1 to x,
+//! then reads y = 2; `_` reads `nil` (`"rx_"`), `?` reads an unknown value, and a value may have
+//! several digits (`"wx12"`). [`reg`] parses it; [`rok`], [`rfail`], [`rinfo`] and [`registers`] make
+//! transactions of it for the same layouts. Predicate histories begin with an `init` op
+//! ([`with_init`]), and their micro-ops are written with [`insert`], [`delete`], [`write`], [`rread`]
+//! and [`rp`].
 
 #![allow(dead_code)] // Each test file uses a different part of this module.
 
 use checker::{Anomaly, Case, CheckResult, Cycle, Options, Validity, check};
-use histories::{Format, History, Key, Mop, Observed};
+use histories::{Format, History, Key, Mop, Observed, Predicate, Rows};
 
 /// How a transaction ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +127,128 @@ pub fn mops(txn: &str) -> Vec<Mop> {
     out
 }
 
+/// Parses the register shorthand: `w` writes, `r` reads, `x y z t u` are keys, digits make a value,
+/// `_` after a read's key reads `nil`, and `?` makes the read's value unknown.
+pub fn reg(txn: &str) -> Vec<Mop> {
+    let mut out: Vec<Mop> = Vec::new();
+    let mut verb: Option<char> = None;
+    // Whether the last micro-op still takes digits.
+    let mut open = false;
+    for c in txn.chars() {
+        match c {
+            'w' | 'r' => verb = Some(c),
+            'x' | 'y' | 'z' | 't' | 'u' => {
+                let key: Key = c.to_string().as_str().into();
+                out.push(match verb.expect("a key follows w or r") {
+                    'w' => Mop::Write { key, value: i64::MIN },
+                    _ => Mop::Read { key, value: Observed::Int(i64::MIN) },
+                });
+                open = true;
+            }
+            '_' | '?' => match out.last_mut() {
+                // Unknown reads are nil in a history too; `?` only says the test means "unknown".
+                Some(Mop::Read { value, .. }) if open => {
+                    *value = Observed::Nil;
+                    open = false;
+                }
+                _ => panic!("{c} follows a read's key in {txn:?}"),
+            },
+            d if d.is_ascii_digit() => {
+                let e = i64::from(d.to_digit(10).expect("a digit"));
+                let fold = |v: &mut i64| *v = if *v == i64::MIN { e } else { *v * 10 + e };
+                match out.last_mut() {
+                    Some(Mop::Write { value, .. }) if open => fold(value),
+                    Some(Mop::Read { value: Observed::Int(v), .. }) if open => fold(v),
+                    _ => panic!("a digit follows a key in {txn:?}"),
+                }
+            }
+            other => panic!("unexpected {other:?} in {txn:?}"),
+        }
+    }
+    assert!(
+        out.iter().all(|m| !matches!(
+            m,
+            Mop::Write { value: i64::MIN, .. } | Mop::Read { value: Observed::Int(i64::MIN), .. }
+        )),
+        "every register micro-op has a value in {txn:?}"
+    );
+    out
+}
+
+/// A committed register transaction on `process`.
+pub fn rok(process: u64, txn: &str) -> Txn {
+    Txn { process, outcome: Outcome::Ok, mops: reg(txn) }
+}
+
+/// An aborted register transaction on `process`.
+pub fn rfail(process: u64, txn: &str) -> Txn {
+    Txn { process, outcome: Outcome::Fail, mops: reg(txn) }
+}
+
+/// An indeterminate register transaction on `process`.
+pub fn rinfo(process: u64, txn: &str) -> Txn {
+    Txn { process, outcome: Outcome::Info, mops: reg(txn) }
+}
+
+/// Committed register transactions, transaction `i` on process `i`.
+pub fn registers(txns: &[&str]) -> Vec<Txn> {
+    txns.iter().enumerate().map(|(i, t)| rok(i as u64, t)).collect()
+}
+
+/// `[w key value]`.
+pub fn write(key: &str, value: i64) -> Mop {
+    Mop::Write { key: key.into(), value }
+}
+
+/// `[r key value]` of a register or row; `None` reads `nil`.
+pub fn rread(key: &str, value: Option<i64>) -> Mop {
+    Mop::Read { key: key.into(), value: value.map_or(Observed::Nil, Observed::Int) }
+}
+
+/// `[insert key value]`.
+pub fn insert(key: &str, value: i64) -> Mop {
+    Mop::Insert { key: key.into(), value }
+}
+
+/// `[delete key]`.
+pub fn delete(key: &str) -> Mop {
+    Mop::Delete { key: key.into() }
+}
+
+/// `[rp predicate rows]`: a predicate read that returned these rows.
+pub fn rp(predicate: Predicate, rows: &[(&str, i64)]) -> Mop {
+    Mop::PredicateRead { predicate, rows: Some(rows.iter().map(|&(k, v)| (Key::from(k), v)).collect::<Rows>()) }
+}
+
+/// A history that begins with an `init` op installing `rows` (invoked and completed `ok` on a process
+/// of its own, at positions 0 and 1, so it is `T1`), followed by [`interleaved`]'s operations for
+/// `txns` and `order`, each position shifted by two.
+pub fn with_init(rows: &[(&str, i64)], txns: Vec<Txn>, order: &[usize]) -> History {
+    let init: serde_json::Map<String, serde_json::Value> =
+        rows.iter().map(|&(k, v)| (k.to_string(), serde_json::json!(v))).collect();
+    let mut text = String::new();
+    for (index, kind) in [(0, "invoke"), (1, "ok")] {
+        let op = serde_json::json!({"index": index, "type": kind, "process": 1000, "f": "init",
+                                    "time": index * 1_000_000, "value": init});
+        text.push_str(&op.to_string());
+        text.push('\n');
+    }
+    for line in jsonl(&txns, order).lines() {
+        let mut op: serde_json::Value = serde_json::from_str(line).expect("jsonl writes JSON");
+        let index = op["index"].as_i64().expect("an index") + 2;
+        op["index"] = serde_json::json!(index);
+        op["time"] = serde_json::json!(index * 1_000_000);
+        text.push_str(&op.to_string());
+        text.push('\n');
+    }
+    parse(&text)
+}
+
+/// Checks with these options.
+pub fn check_with(history: &History, options: &Options) -> CheckResult {
+    check(history, options).expect("the history checks")
+}
+
 /// Committed transactions, transaction `i` on process `i`.
 pub fn committed(txns: &[&str]) -> Vec<Txn> {
     txns.iter().enumerate().map(|(i, t)| ok(i as u64, t)).collect()
@@ -183,6 +312,7 @@ pub fn jsonl(txns: &[Txn], order: &[usize]) -> String {
 fn unknown_reads(mop: &Mop) -> Mop {
     match mop {
         Mop::Read { key, .. } => Mop::Read { key: key.clone(), value: Observed::Nil },
+        Mop::PredicateRead { predicate, .. } => Mop::PredicateRead { predicate: *predicate, rows: None },
         other => other.clone(),
     }
 }
@@ -263,4 +393,19 @@ pub fn key_name(key: &Key) -> String {
 /// Each step's explanation.
 pub fn explanations(cycle: &Cycle) -> Vec<&str> {
     cycle.steps.iter().map(|s| s.explanation.as_str()).collect()
+}
+
+/// Options for these models and anomalies (none of either: strict serializability), with Elle's
+/// register assumptions named as the flags name them (`wfr-keys`, `sequential-keys`,
+/// `linearizable-keys`).
+pub fn assuming(models: &[&str], anomalies: &[&str], assumptions: &[&str]) -> Options {
+    let models: Vec<String> = models.iter().map(|m| m.to_string()).collect();
+    let anomalies: Vec<String> = anomalies.iter().map(|a| a.to_string()).collect();
+    let inference = checker::Inference {
+        wfr_keys: assumptions.contains(&"wfr-keys"),
+        sequential_keys: assumptions.contains(&"sequential-keys"),
+        linearizable_keys: assumptions.contains(&"linearizable-keys"),
+    };
+    assert_eq!(inference.names().len(), assumptions.len(), "known assumptions: {assumptions:?}");
+    Options::new(&models, &anomalies).expect("known names").with_inference(inference)
 }

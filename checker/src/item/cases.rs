@@ -1,0 +1,229 @@
+//! Anomalies of item reads that need no dependency graph, as Elle's `elle.rw-register` finds them (and,
+//! for the rows of predicate reads, as the same definitions apply): a committed read of a value written
+//! by an aborted transaction (`G1a`) or overwritten by its writer in the same transaction (`G1b`); a read
+//! that disagrees with the transaction's own earlier write or read of the key (`internal`); two committed
+//! transactions that read the same version of a key and both wrote it (`lost-update`); and a read of a
+//! value no operation wrote (`garbage-read`), which Elle misses (its own test suite marks it as a bug).
+//! A value an `info` transaction wrote may have been installed, so reading it is no anomaly.
+//!
+//! Two deliberate differences from Elle's `internal`: a read of `null` followed by a read of a value,
+//! with no write between, is reported (Elle takes `null` as "not known yet"; in a committed register
+//! read it is the initial state, so the transaction saw the key change under it); and a predicate read
+//! that misses, or returns another value for, a row the transaction itself wrote or read is reported.
+
+use std::collections::BTreeMap;
+
+use histories::{Key, Mop, OpType, Predicate, Rows};
+use rustc_hash::FxHashMap;
+use serde_json::json;
+
+use super::{ItemIndex, ItemOp, KeyId, NO_KEY, value_text};
+use crate::explain::{case, facts, mop_json};
+use crate::graph::TxnId;
+use crate::result::Case;
+use crate::txn::Txns;
+
+pub(crate) type Cases = BTreeMap<&'static str, Vec<Case>>;
+
+pub(crate) fn push(cases: &mut Cases, name: &'static str, c: Case) {
+    cases.entry(name).or_default().push(c);
+}
+
+/// Every item-read anomaly of the history.
+pub(crate) fn all(index: &ItemIndex<'_>, txns: &Txns<'_>) -> Cases {
+    let mut cases = Cases::new();
+    for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
+        for (i, mop) in txns.mops(t).iter().enumerate() {
+            match (ItemOp::of(mop), mop) {
+                (Some(ItemOp::Read(Some(v))), _) => read_of(index, txns, t, index.key_of(t, i), v, mop, &mut cases),
+                (_, Mop::PredicateRead { rows: Some(rows), .. }) => {
+                    for (key, &v) in rows {
+                        let k = index.id(key).unwrap_or(NO_KEY);
+                        read_of(index, txns, t, k, v, mop, &mut cases);
+                    }
+                }
+                _ => {}
+            }
+        }
+        internal(index, txns, t, &mut cases);
+    }
+    lost_updates(index, txns, &mut cases);
+    cases
+}
+
+/// `garbage-read`, `G1a` and `G1b` for one committed read of `value` at key `k`.
+fn read_of(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, k: KeyId, value: i64, mop: &Mop, cases: &mut Cases) {
+    let key = index.key(k);
+    let me = txns.name(t);
+    let through = match mop {
+        Mop::PredicateRead { .. } => format!(" through the predicate read {mop}"),
+        _ => String::new(),
+    };
+    let the_facts = || facts([("mop", mop_json(mop)), ("value", json!(value))]);
+    match index.written(k, value) {
+        None => {
+            let text = format!("{me} read key {key} = {value}{through}, but no operation wrote {value} to key {key}");
+            push(cases, "garbage-read", case(txns, &[t], Some(key), the_facts(), text));
+        }
+        Some(w) if txns.outcome(w.writer) == OpType::Fail => {
+            let text = format!(
+                "{me} read key {key} = {value}{through}; but {value} was written by {}, which aborted",
+                txns.name(w.writer)
+            );
+            push(cases, "G1a", case(txns, &[t, w.writer], Some(key), the_facts(), text));
+        }
+        Some(w) if w.intermediate && w.writer != t => {
+            let later = later_write(index, txns, w.writer, k, value);
+            let text = format!(
+                "{me} read key {key} = {value}{through}; but {} wrote {value} and then {} to key {key}, so {me} saw a \
+                 state {} never committed",
+                txns.name(w.writer),
+                later,
+                txns.name(w.writer)
+            );
+            push(cases, "G1b", case(txns, &[t, w.writer], Some(key), the_facts(), text));
+        }
+        Some(_) => {}
+    }
+}
+
+/// What `writer` wrote to key `k` after `value`: the next value, or "deleted it".
+fn later_write(index: &ItemIndex<'_>, txns: &Txns<'_>, writer: TxnId, k: KeyId, value: i64) -> String {
+    let mut seen = false;
+    for (i, mop) in txns.mops(writer).iter().enumerate() {
+        if index.key_of(writer, i) != k {
+            continue;
+        }
+        match ItemOp::of(mop) {
+            Some(ItemOp::Write(v)) if seen => return v.map_or_else(|| "deleted".to_string(), |v| v.to_string()),
+            Some(ItemOp::Write(v)) => seen = v == Some(value),
+            _ => {}
+        }
+    }
+    "more".to_string()
+}
+
+/// What a transaction last did to a key: wrote or read this value.
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    key: KeyId,
+    value: Option<i64>,
+    wrote: bool,
+}
+
+/// `internal`: the first read of the transaction that disagrees with what it last wrote or read of
+/// the key (Elle's `op-internal-case`, one case per transaction).
+fn internal(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
+    let mops = txns.mops(t);
+    if mops.len() < 2 {
+        return;
+    }
+    let mut known: Vec<Known> = Vec::new();
+    for (i, mop) in mops.iter().enumerate() {
+        let k = index.key_of(t, i);
+        match (ItemOp::of(mop), mop) {
+            (Some(op), _) => {
+                let (value, wrote) = match op {
+                    ItemOp::Read(v) => (v, false),
+                    ItemOp::Write(v) => (v, true),
+                };
+                let slot = known.iter().position(|s| s.key == k);
+                if let (false, Some(s)) = (wrote, slot.map(|s| known[s]))
+                    && s.value != value
+                {
+                    let text = format!(
+                        "{} read key {} = {}, but it had {} {} there earlier in the transaction",
+                        txns.name(t),
+                        index.key(k),
+                        value_text(value),
+                        if s.wrote { "written" } else { "read" },
+                        value_text(s.value)
+                    );
+                    let facts = facts([("mop", mop_json(mop)), ("expected", json!(s.value))]);
+                    push(cases, "internal", case(txns, &[t], Some(index.key(k)), facts, text));
+                    return;
+                }
+                match slot {
+                    Some(s) => known[s] = Known { key: k, value, wrote },
+                    None => known.push(Known { key: k, value, wrote }),
+                }
+            }
+            (None, Mop::PredicateRead { predicate, rows: Some(rows) }) => {
+                if let Some(c) = predicate_internal(index, txns, t, mop, *predicate, rows, &known) {
+                    push(cases, "internal", c);
+                    return;
+                }
+                for (key, &v) in rows {
+                    let Some(k) = index.id(key) else { continue };
+                    match known.iter_mut().find(|s| s.key == k) {
+                        Some(s) => *s = Known { key: k, value: Some(v), wrote: false },
+                        None => known.push(Known { key: k, value: Some(v), wrote: false }),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A predicate read that disagrees with a row the transaction already knows: it returned another
+/// value for it, or left out a value that matches the predicate.
+fn predicate_internal(
+    index: &ItemIndex<'_>,
+    txns: &Txns<'_>,
+    t: TxnId,
+    mop: &Mop,
+    predicate: Predicate,
+    rows: &Rows,
+    known: &[Known],
+) -> Option<Case> {
+    for s in known {
+        let key = index.key(s.key);
+        let how = if s.wrote { "written" } else { "read" };
+        let text = match (rows.get(key), s.value) {
+            (Some(&got), expected) if Some(got) != expected => format!(
+                "{}'s predicate read {mop} returned key {key} = {got}, but it had {how} {} there earlier in the \
+                 transaction",
+                txns.name(t),
+                value_text(expected)
+            ),
+            (None, Some(expected)) if predicate.matches(expected) => format!(
+                "{}'s predicate read {mop} did not return key {key}, but it had {how} {expected} there earlier in the \
+                 transaction, which matches {predicate}",
+                txns.name(t)
+            ),
+            _ => continue,
+        };
+        let facts = facts([("mop", mop_json(mop)), ("expected", json!(s.value))]);
+        return Some(case(txns, &[t], Some(key), facts, text));
+    }
+    None
+}
+
+/// `lost-update`: committed transactions that read the same version of a key as their first micro-op
+/// on it and then wrote it (Elle's `lost-update-cases`, over external reads).
+fn lost_updates(index: &ItemIndex<'_>, txns: &Txns<'_>, cases: &mut Cases) {
+    let mut groups: FxHashMap<(KeyId, Option<i64>), Vec<TxnId>> = FxHashMap::default();
+    let mut ext = Vec::new();
+    for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
+        index.externals(txns, t, &mut ext);
+        for e in &ext {
+            if let (Some(read), Some(_)) = (e.read, e.write) {
+                groups.entry((e.key, read)).or_default().push(t);
+            }
+        }
+    }
+    let mut found: Vec<_> = groups.into_iter().filter(|(_, ts)| ts.len() > 1).collect();
+    found.sort_unstable_by_key(|((k, _), ts)| (*k, ts[0]));
+    for ((k, value), ids) in found {
+        let key: &Key = index.key(k);
+        let names: Vec<String> = ids.iter().map(|&t| txns.name(t)).collect();
+        let text = format!(
+            "{} all read key {key} = {} and then wrote it, and all committed: each overwrote a state the others had \
+             also read, so an update was lost",
+            names.join(", "),
+            value_text(value)
+        );
+        push(cases, "lost-update", case(txns, &ids, Some(key), facts([("value", json!(value))]), text));
+    }
+}

@@ -1,0 +1,190 @@
+//! The rw-register workload, with the semantics of Elle's `elle.rw-register`: transactions write unique
+//! values to registers (`[w k v]`) and read them (`[r k v]`, `nil` for the initial state). A read shows
+//! one value, not the order of the writes before it, so each key's version order is only what can be
+//! inferred (see [`versions`]): `nil` first, and, under Elle's assumptions when asked, writes following
+//! reads, process order and real-time order. From the version graph follow write-read (`wr`: the
+//! writer of a value to its external readers), write-write (`ww`) and anti-dependency (`rw`) edges:
+//! for each version edge `v1 -> v2`, from the writer and the readers of `v1` to the writer of `v2`.
+//! External reads and writes only, as Elle: a transaction's first micro-op on a key if it reads, and
+//! its last write of it. Committed and indeterminate transactions take part; an indeterminate one's
+//! reads of `nil` are unknown, not observations. (Elle indexes only committed transactions here; an
+//! `info` transaction whose write someone read did commit, and the list-append checker counts it, so
+//! this one does too.)
+//!
+//! Because so little order is visible, this module also says what it could not infer: the keys whose
+//! writes it could not order and the dependencies it never saw, as `blind_spots`.
+
+mod explain;
+mod versions;
+
+use std::collections::BTreeMap;
+
+use histories::OpType;
+
+use crate::error::CheckError;
+use crate::explain::case;
+use crate::graph::{EdgeList, TxnId};
+use crate::item::{Ext, ItemIndex, NO_TXN, cases as item_cases, value_text};
+use crate::kind::Kind;
+use crate::options::{Inference, Workload};
+use crate::result::Case;
+use crate::txn::Txns;
+
+pub use explain::RwRegisterExplainer;
+use versions::{CyclicVersions, Versions};
+
+/// The indexes every rw-register analysis shares.
+pub struct Index<'h> {
+    items: ItemIndex<'h>,
+    /// Each transaction's externals, flattened (empty for a failed one; an indeterminate one's reads of
+    /// `nil` left out); `ext_start[t]` is where transaction `t` begins.
+    ext: Vec<Ext>,
+    ext_start: Vec<u32>,
+    versions: Vec<Versions>,
+    cyclic: Vec<CyclicVersions>,
+    inference: Inference,
+}
+
+impl<'h> Index<'h> {
+    /// Builds the indexes and infers the version orders, refusing micro-ops that are not rw-register's.
+    pub fn new(txns: &Txns<'h>, inference: Inference) -> Result<Index<'h>, CheckError> {
+        let items = ItemIndex::new(txns, Workload::RwRegister)?;
+        let mut ext = Vec::new();
+        let mut ext_start = Vec::with_capacity(txns.len() + 1);
+        let mut scratch = Vec::new();
+        for t in txns.ids() {
+            ext_start.push(ext.len() as u32);
+            let outcome = txns.outcome(t);
+            if outcome == OpType::Fail {
+                continue;
+            }
+            items.externals(txns, t, &mut scratch);
+            for e in &scratch {
+                let read = if outcome == OpType::Info { e.read.filter(Option::is_some) } else { e.read };
+                ext.push(Ext { read, ..*e });
+            }
+        }
+        ext_start.push(ext.len() as u32);
+        let per_txn: Vec<&[Ext]> =
+            (0..txns.len()).map(|t| &ext[ext_start[t] as usize..ext_start[t + 1] as usize]).collect();
+        let (versions, cyclic) = versions::infer(txns, items.key_count(), &per_txn, inference);
+        Ok(Index { items, ext, ext_start, versions, cyclic, inference })
+    }
+
+    fn externals(&self, t: TxnId) -> &[Ext] {
+        &self.ext[self.ext_start[t as usize] as usize..self.ext_start[t as usize + 1] as usize]
+    }
+
+    /// The number of keys.
+    pub fn key_count(&self) -> usize {
+        self.items.key_count()
+    }
+
+    /// The number of keys whose versions the inferred order ranks totally.
+    pub fn ordered_key_count(&self) -> usize {
+        self.versions.iter().filter(|kv| kv.is_total()).count()
+    }
+
+    /// The `wr`, `ww` and `rw` edges among `ok` and `info` transactions.
+    pub fn edges(&self) -> EdgeList {
+        let mut edges = EdgeList::new();
+        for kv in &self.versions {
+            for (v, &w) in kv.ext_writer.iter().enumerate() {
+                if w != NO_TXN {
+                    for &r in &kv.readers[v] {
+                        edges.add(w, r, Kind::Wr);
+                    }
+                }
+            }
+            for &(v1, v2, _) in &kv.edges {
+                let w2 = kv.ext_writer[v2 as usize];
+                if w2 == NO_TXN {
+                    continue;
+                }
+                let w1 = kv.ext_writer[v1 as usize];
+                if w1 != NO_TXN {
+                    edges.add(w1, w2, Kind::Ww);
+                }
+                for &r in &kv.readers[v1 as usize] {
+                    edges.add(r, w2, Kind::Rw);
+                }
+            }
+        }
+        edges
+    }
+
+    /// The anomalies that need no graph, by name: the item-read anomalies and `cyclic-versions`.
+    pub fn cases(&self, txns: &Txns<'h>) -> BTreeMap<&'static str, Vec<Case>> {
+        let mut cases = item_cases::all(&self.items, txns);
+        for c in &self.cyclic {
+            item_cases::push(&mut cases, "cyclic-versions", self.cyclic_case(txns, c));
+        }
+        cases
+    }
+
+    fn cyclic_case(&self, txns: &Txns<'h>, c: &CyclicVersions) -> Case {
+        let key = self.items.key(c.key);
+        let kv = &self.versions[c.key as usize];
+        let value = |v: u32| value_text(kv.values[v as usize]);
+        let mut involved: Vec<TxnId> = Vec::new();
+        let mut steps = Vec::new();
+        for &(from, to, source) in &c.cycle {
+            for t in source.txns() {
+                if !involved.contains(&t) {
+                    involved.push(t);
+                }
+            }
+            steps.push(format!("{} < {}, because {}", value(from), value(to), source.reason(txns)));
+        }
+        let dropped = c.sources.last().copied().unwrap_or("initial-state");
+        let text = format!(
+            "The versions of key {key} inferred from {} form a cycle: {}. So the {dropped} order was not used for key \
+             {key}.",
+            c.sources.join(", "),
+            steps.join("; ")
+        );
+        let cycle: Vec<serde_json::Value> =
+            c.cycle.iter().map(|&(v, _, _)| serde_json::json!(kv.values[v as usize])).collect();
+        let facts =
+            crate::explain::facts([("versions", serde_json::json!(cycle)), ("sources", serde_json::json!(c.sources))]);
+        case(txns, &involved, Some(key), facts, text)
+    }
+
+    /// What the checker could not infer, in words: keys whose writes it could not order, and
+    /// dependencies it never saw.
+    pub fn blind_spots(&self) -> Vec<String> {
+        let mut spots = Vec::new();
+        let written_twice: Vec<&Versions> =
+            self.versions.iter().filter(|kv| kv.ext_writer.iter().filter(|&&w| w != NO_TXN).count() > 1).collect();
+        let unordered = written_twice.iter().filter(|kv| !kv.is_total()).count();
+        if unordered > 0 {
+            let of = format!("{unordered} of the {} keys written more than once", written_twice.len());
+            spots.push(if self.inference.any() {
+                format!(
+                    "{of} have writes the version order leaves unordered even assuming {}: no ww dependency, and no rw \
+                     dependency but from a read of nil, can be inferred between those writes",
+                    self.inference.names().join(", ")
+                )
+            } else {
+                format!(
+                    "{of} have writes the checker could not order: a register read shows one value, not the writes \
+                     before it, so without --wfr-keys, --sequential-keys or --linearizable-keys (assumptions about the \
+                     system) two writes of a key are never ordered, and no ww dependency, nor any rw dependency but \
+                     from a read of nil, can be inferred"
+                )
+            });
+        }
+        let any_write = self.versions.iter().any(|kv| kv.ext_writer.iter().any(|&w| w != NO_TXN));
+        let read_another = self.versions.iter().any(|kv| {
+            kv.ext_writer.iter().enumerate().any(|(v, &w)| w != NO_TXN && kv.readers[v].iter().any(|&r| r != w))
+        });
+        if any_write && !read_another {
+            spots.push(
+                "no transaction read a value another transaction wrote, so there is no wr dependency: nothing shows \
+                 what one transaction saw of another's writes"
+                    .to_string(),
+            );
+        }
+        spots
+    }
+}

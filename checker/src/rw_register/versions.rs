@@ -1,0 +1,394 @@
+//! Version orders of registers, inferred as Elle's `elle.rw-register/version-graphs` infers them: a
+//! register read shows one value, not the history before it, so each key's order is a graph of what can
+//! be shown, built from sources applied in turn. `initial-state`: `nil` precedes every value. With
+//! `--wfr-keys`, a committed transaction's external read precedes its external write of the key. With
+//! `--sequential-keys`, along each process (its committed transactions, in order), the last value one
+//! transaction left a key at precedes the first value the next transaction to touch the key found or
+//! wrote. With `--linearizable-keys`, the same along real-time order: for each committed `a` and each
+//! `b` invoked after `a` completed with no transaction touching the key completed in between. (Elle
+//! walks its transitively reduced real-time graph to find those `b`; real-time order is an interval
+//! order, so the nearest transactions touching a key are found here directly from their invocation and
+//! completion positions, which gives the same version edges.)
+//!
+//! When a source closes a cycle in a key's graph, that source's edges are dropped for that key and the
+//! cycle is a `cyclic-versions` anomaly naming the sources that produced it. Elle drops the source for
+//! every key when any key's graph becomes cyclic; dropping it only where it contradicts keeps what it
+//! shows about the other keys. Each edge remembers the first source that gave it and the transactions
+//! behind it, so every inferred order can be explained.
+
+use histories::{OpType, Process};
+use rustc_hash::FxHashMap;
+
+use crate::graph::TxnId;
+use crate::item::{Ext, KeyId, NO_TXN};
+use crate::options::Inference;
+use crate::txn::Txns;
+
+/// Why one version precedes another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// `nil` precedes every written value.
+    InitialState,
+    /// This transaction read the earlier version and then wrote the later one.
+    WfrKeys(TxnId),
+    /// One process ran the first transaction, then the second.
+    SequentialKeys(TxnId, TxnId),
+    /// The first transaction completed before the second was invoked.
+    LinearizableKeys(TxnId, TxnId),
+}
+
+impl Source {
+    /// Why the source orders the two versions, in words.
+    pub(crate) fn reason(self, txns: &Txns<'_>) -> String {
+        match self {
+            Source::InitialState => "nil, the initial state, precedes every written value".to_string(),
+            Source::WfrKeys(t) => {
+                format!(
+                    "{} read the first and then wrote the second, and --wfr-keys assumes writes follow reads",
+                    txns.name(t)
+                )
+            }
+            Source::SequentialKeys(a, b) => format!(
+                "process {} ran {} before {}, and --sequential-keys assumes each key is sequentially consistent",
+                txns.invoke(a).process,
+                txns.name(a),
+                txns.name(b)
+            ),
+            Source::LinearizableKeys(a, b) => format!(
+                "{} completed before {} was invoked, and --linearizable-keys assumes each key is linearizable",
+                txns.name(a),
+                txns.name(b)
+            ),
+        }
+    }
+
+    /// The transactions behind the order.
+    pub(crate) fn txns(self) -> Vec<TxnId> {
+        match self {
+            Source::InitialState => Vec::new(),
+            Source::WfrKeys(t) => vec![t],
+            Source::SequentialKeys(a, b) | Source::LinearizableKeys(a, b) => vec![a, b],
+        }
+    }
+}
+
+/// A version edge: from, to, and why.
+pub(crate) type VersionEdge = (u32, u32, Source);
+
+/// One key's versions: `nil` (id 0), then each value written or read, with who wrote and read it.
+#[derive(Debug, Default)]
+pub(crate) struct Versions {
+    /// Each version's value; `values[0]` is `None`, the initial state.
+    pub values: Vec<Option<i64>>,
+    ids: FxHashMap<i64, u32>,
+    /// Each version's external writer among `ok` and `info` transactions (`NO_TXN`: none).
+    pub ext_writer: Vec<TxnId>,
+    /// Each version's external readers among `ok` and `info` transactions.
+    pub readers: Vec<Vec<TxnId>>,
+    /// The accepted version graph, sorted by (from, to), each edge with the first source that gave it.
+    pub edges: Vec<VersionEdge>,
+}
+
+impl Versions {
+    fn new() -> Versions {
+        Versions { values: vec![None], ext_writer: vec![NO_TXN], readers: vec![Vec::new()], ..Versions::default() }
+    }
+
+    /// The id of a value's version, created if new.
+    pub(crate) fn node(&mut self, value: Option<i64>) -> u32 {
+        let Some(v) = value else { return 0 };
+        let next = self.values.len() as u32;
+        let id = *self.ids.entry(v).or_insert(next);
+        if id == next {
+            self.values.push(value);
+            self.ext_writer.push(NO_TXN);
+            self.readers.push(Vec::new());
+        }
+        id
+    }
+
+    /// The id of a value's version, if it has one.
+    pub(crate) fn id(&self, value: Option<i64>) -> Option<u32> {
+        match value {
+            None => Some(0),
+            Some(v) => self.ids.get(&v).copied(),
+        }
+    }
+
+    /// The accepted edge `from -> to`, if there is one.
+    pub(crate) fn edge(&self, from: u32, to: u32) -> Option<Source> {
+        let at = self.edges.binary_search_by(|e| (e.0, e.1).cmp(&(from, to))).ok()?;
+        Some(self.edges[at].2)
+    }
+
+    /// Whether the accepted graph orders every version against every other: its topological order is
+    /// unique.
+    pub(crate) fn is_total(&self) -> bool {
+        let n = self.values.len();
+        let mut indegree = vec![0u32; n];
+        for e in &self.edges {
+            indegree[e.1 as usize] += 1;
+        }
+        let mut ready: Vec<u32> = (0..n as u32).filter(|&v| indegree[v as usize] == 0).collect();
+        let mut done = 0;
+        while let Some(v) = ready.pop() {
+            if !ready.is_empty() {
+                return false;
+            }
+            done += 1;
+            let from = self.edges.partition_point(|e| e.0 < v);
+            for e in self.edges[from..].iter().take_while(|e| e.0 == v) {
+                indegree[e.1 as usize] -= 1;
+                if indegree[e.1 as usize] == 0 {
+                    ready.push(e.1);
+                }
+            }
+        }
+        done == n
+    }
+}
+
+/// A source that closed a cycle in a key's version graph: the cycle, edge by edge, and the sources
+/// applied up to and including the one dropped.
+#[derive(Debug, Clone)]
+pub(crate) struct CyclicVersions {
+    pub key: KeyId,
+    pub cycle: Vec<VersionEdge>,
+    pub sources: Vec<&'static str>,
+}
+
+/// What one transaction's external operations on a key say about its order: the first value it found
+/// or wrote there, and the last value it left.
+#[derive(Debug, Clone, Copy)]
+struct Touch {
+    txn: TxnId,
+    first: u32,
+    last: u32,
+}
+
+/// Builds every key's versions and version graph from the transactions' external operations
+/// (`ext[t]`, already restricted to what each transaction is known to have done).
+pub(crate) fn infer(
+    txns: &Txns<'_>,
+    key_count: usize,
+    ext: &[&[Ext]],
+    inference: Inference,
+) -> (Vec<Versions>, Vec<CyclicVersions>) {
+    let mut versions: Vec<Versions> = (0..key_count).map(|_| Versions::new()).collect();
+    // Each transaction's touches, aligned with its externals.
+    let mut touches: Vec<Vec<(KeyId, Touch)>> = Vec::with_capacity(ext.len());
+    for (t, exts) in ext.iter().enumerate() {
+        let t = t as TxnId;
+        let mut mine = Vec::with_capacity(exts.len());
+        for e in exts.iter() {
+            let kv = &mut versions[e.key as usize];
+            let read = e.read.map(|v| kv.node(v));
+            let write = e.write.map(|v| kv.node(v));
+            if let Some(r) = read {
+                kv.readers[r as usize].push(t);
+            }
+            if let Some(w) = write
+                && kv.ext_writer[w as usize] == NO_TXN
+            {
+                kv.ext_writer[w as usize] = t;
+            }
+            if let (Some(first), Some(last)) = (read.or(write), write.or(read)) {
+                mine.push((e.key, Touch { txn: t, first, last }));
+            }
+        }
+        touches.push(mine);
+    }
+    let mut sources: Vec<&'static str> = Vec::new();
+    let mut cyclic = Vec::new();
+    let mut apply = |name: &'static str, candidates: Vec<Vec<VersionEdge>>, versions: &mut Vec<Versions>| {
+        sources.push(name);
+        for (k, mut new) in candidates.into_iter().enumerate() {
+            if new.is_empty() {
+                continue;
+            }
+            let kv = &mut versions[k];
+            let mut merged = kv.edges.clone();
+            merged.append(&mut new);
+            merged.sort_by_key(|e| (e.0, e.1));
+            merged.dedup_by_key(|e| (e.0, e.1));
+            match find_cycle(kv.values.len(), &merged) {
+                Some(cycle) => cyclic.push(CyclicVersions { key: k as KeyId, cycle, sources: sources.clone() }),
+                None => kv.edges = merged,
+            }
+        }
+    };
+    let initial: Vec<Vec<VersionEdge>> =
+        versions.iter().map(|kv| (1..kv.values.len() as u32).map(|v| (0, v, Source::InitialState)).collect()).collect();
+    apply("initial-state", initial, &mut versions);
+    if inference.wfr_keys {
+        let mut candidates = vec![Vec::new(); key_count];
+        for (t, exts) in ext.iter().enumerate() {
+            if txns.outcome(t as TxnId) != OpType::Ok {
+                continue;
+            }
+            for e in exts.iter() {
+                if let (Some(Some(r)), Some(w)) = (e.read, e.write) {
+                    let kv = &versions[e.key as usize];
+                    let (Some(r), Some(w)) = (kv.id(Some(r)), kv.id(w)) else { continue };
+                    if r != w {
+                        candidates[e.key as usize].push((r, w, Source::WfrKeys(t as TxnId)));
+                    }
+                }
+            }
+        }
+        apply("wfr-keys", candidates, &mut versions);
+    }
+    if inference.sequential_keys {
+        apply("sequential-keys", sequential(txns, key_count, &touches), &mut versions);
+    }
+    if inference.linearizable_keys {
+        apply("linearizable-keys", linearizable(txns, key_count, &touches), &mut versions);
+    }
+    (versions, cyclic)
+}
+
+/// Version edges along each process's committed transactions.
+fn sequential(txns: &Txns<'_>, key_count: usize, touches: &[Vec<(KeyId, Touch)>]) -> Vec<Vec<VersionEdge>> {
+    let mut committed: Vec<(usize, TxnId)> = txns
+        .ids()
+        .filter(|&t| txns.outcome(t) == OpType::Ok)
+        .filter_map(|t| txns.completion_position(t).map(|c| (c, t)))
+        .collect();
+    committed.sort_unstable();
+    let mut last: FxHashMap<(Process, KeyId), Touch> = FxHashMap::default();
+    let mut candidates = vec![Vec::new(); key_count];
+    for (_, b) in committed {
+        let process = txns.invoke(b).process;
+        for &(k, touch) in &touches[b as usize] {
+            if let Some(before) = last.insert((process, k), touch)
+                && before.last != touch.first
+            {
+                candidates[k as usize].push((before.last, touch.first, Source::SequentialKeys(before.txn, b)));
+            }
+        }
+    }
+    candidates
+}
+
+/// Version edges along real-time order: from each committed transaction `a` to each `b` touching the key
+/// that was invoked after `a` completed, with no committed transaction touching the key completed in
+/// between.
+fn linearizable(txns: &Txns<'_>, key_count: usize, touches: &[Vec<(KeyId, Touch)>]) -> Vec<Vec<VersionEdge>> {
+    // Per key: (invoked, completed if committed, touch), sorted by invocation.
+    let mut by_key: Vec<Vec<(usize, usize, Touch)>> = vec![Vec::new(); key_count];
+    for (t, mine) in touches.iter().enumerate() {
+        let t = t as TxnId;
+        let completed = match txns.outcome(t) {
+            OpType::Ok => txns.completion_position(t).unwrap_or(usize::MAX),
+            _ => usize::MAX,
+        };
+        for &(k, touch) in mine {
+            by_key[k as usize].push((txns.invoke_position(t), completed, touch));
+        }
+    }
+    let mut candidates = vec![Vec::new(); key_count];
+    for (k, items) in by_key.iter_mut().enumerate() {
+        items.sort_unstable_by_key(|i| i.0);
+        // The earliest completion among the transactions invoked at or after each position.
+        let mut earliest = vec![usize::MAX; items.len() + 1];
+        for i in (0..items.len()).rev() {
+            earliest[i] = earliest[i + 1].min(items[i].1);
+        }
+        for &(_, done, a) in items.iter() {
+            if done == usize::MAX {
+                continue;
+            }
+            let from = items.partition_point(|i| i.0 < done);
+            let bound = earliest[from];
+            let to = items.partition_point(|i| i.0 < bound);
+            for &(_, _, b) in &items[from..to.max(from)] {
+                if a.last != b.first {
+                    candidates[k].push((a.last, b.first, Source::LinearizableKeys(a.txn, b.txn)));
+                }
+            }
+        }
+    }
+    candidates
+}
+
+/// A cycle in the graph on `n` nodes with these edges (sorted by source), as its edges in order.
+fn find_cycle(n: usize, edges: &[VersionEdge]) -> Option<Vec<VersionEdge>> {
+    const WHITE: u8 = 0;
+    const GREY: u8 = 1;
+    const BLACK: u8 = 2;
+    let out = |v: u32| {
+        let from = edges.partition_point(|e| e.0 < v);
+        let to = edges.partition_point(|e| e.0 <= v);
+        from..to
+    };
+    let mut colour = vec![WHITE; n];
+    // The edge by which each grey node was entered.
+    let mut entered: Vec<usize> = vec![usize::MAX; n];
+    for root in 0..n as u32 {
+        if colour[root as usize] != WHITE {
+            continue;
+        }
+        colour[root as usize] = GREY;
+        let mut stack: Vec<(u32, std::ops::Range<usize>)> = vec![(root, out(root))];
+        while let Some((v, range)) = stack.last_mut() {
+            let v = *v;
+            let Some(e) = range.next() else {
+                colour[v as usize] = BLACK;
+                stack.pop();
+                continue;
+            };
+            let w = edges[e].1;
+            match colour[w as usize] {
+                WHITE => {
+                    colour[w as usize] = GREY;
+                    entered[w as usize] = e;
+                    stack.push((w, out(w)));
+                }
+                GREY => {
+                    // Walk back from v to w along the edges that entered each node.
+                    let mut cycle = vec![edges[e]];
+                    let mut at = v;
+                    while at != w {
+                        let back = edges[entered[at as usize]];
+                        cycle.push(back);
+                        at = back.0;
+                    }
+                    cycle.reverse();
+                    return Some(cycle);
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Source = Source::InitialState;
+
+    #[test]
+    fn a_cycle_is_found_edge_by_edge_and_an_acyclic_graph_has_none() {
+        let mut edges = vec![(0, 1, S), (1, 2, S), (2, 3, S), (3, 1, S), (0, 3, S)];
+        edges.sort_by_key(|e| (e.0, e.1));
+        let cycle = find_cycle(4, &edges).expect("1 -> 2 -> 3 -> 1");
+        let nodes: Vec<(u32, u32)> = cycle.iter().map(|e| (e.0, e.1)).collect();
+        assert_eq!(nodes, vec![(1, 2), (2, 3), (3, 1)]);
+        assert!(find_cycle(4, &[(0, 1, S), (0, 2, S), (1, 3, S), (2, 3, S)]).is_none());
+    }
+
+    #[test]
+    fn a_version_order_is_total_only_when_one_chain_orders_every_version() {
+        let mut kv = Versions::new();
+        for v in [1, 2] {
+            kv.node(Some(v));
+        }
+        kv.edges = vec![(0, 1, S), (0, 2, S)];
+        assert!(!kv.is_total(), "1 and 2 are unordered");
+        kv.edges = vec![(0, 1, S), (0, 2, S), (1, 2, S)];
+        assert!(kv.is_total());
+        assert!(Versions::new().is_total(), "nil alone is ordered");
+    }
+}

@@ -1,0 +1,91 @@
+//! The verdict on each thing a check was asked about: every model (`--model`) and every anomaly
+//! (`--anomaly`), as holds, broken (by which anomalies found) or unknown. The checker gives one verdict
+//! for the whole history; this splits it along the consistency-model lattice (`checker::consistency_model`,
+//! Elle's), so a report can say "snapshot-isolation holds, serializable does not" and a JUnit file can
+//! give each model its own test case.
+
+use checker::CheckResult;
+use checker::consistency_model::{UNKNOWN_ANOMALIES, anomalies_implying, anomalies_prohibited_by};
+
+/// What a verdict is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// A consistency model asked for.
+    Model,
+    /// An anomaly asked for (with every anomaly that implies it).
+    Anomaly,
+}
+
+/// How a model or anomaly fared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing it prohibits was found.
+    Holds,
+    /// These anomalies, found, rule it out.
+    Broken(Vec<String>),
+    /// Nothing it prohibits was found, but the checker could not see enough (these say why).
+    Unknown(Vec<String>),
+}
+
+/// The verdict on one model or anomaly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// A model or an anomaly.
+    pub subject: Subject,
+    /// Its name, as asked for.
+    pub name: String,
+    /// How it fared.
+    pub outcome: Outcome,
+}
+
+impl Verdict {
+    /// `holds`, `broken` or `unknown`.
+    pub fn word(&self) -> &'static str {
+        match self.outcome {
+            Outcome::Holds => "holds",
+            Outcome::Broken(_) => "broken",
+            Outcome::Unknown(_) => "unknown",
+        }
+    }
+
+    /// One sentence: what it is and how it fared.
+    pub fn sentence(&self) -> String {
+        let what = match self.subject {
+            Subject::Model => format!("model {}", self.name),
+            Subject::Anomaly => format!("anomaly {}", self.name),
+        };
+        match (&self.outcome, self.subject) {
+            (Outcome::Holds, Subject::Model) => format!("{what} holds: nothing it prohibits was found"),
+            (Outcome::Holds, Subject::Anomaly) => format!("{what}: not found"),
+            (Outcome::Broken(by), Subject::Model) => format!("{what} is ruled out by {}", by.join(", ")),
+            (Outcome::Broken(by), Subject::Anomaly) => format!("{what}: found as {}", by.join(", ")),
+            (Outcome::Unknown(why), _) => format!("{what}: could not tell ({})", why.join(", ")),
+        }
+    }
+}
+
+/// The verdict on each model, then each anomaly, the check was asked about.
+pub fn verdicts(result: &CheckResult) -> Vec<Verdict> {
+    let unknown: Vec<String> =
+        result.anomaly_types.iter().filter(|a| UNKNOWN_ANOMALIES.contains(&a.as_str())).cloned().collect();
+    let decide = |subject: Subject, name: &str| {
+        let prohibited = match subject {
+            Subject::Model => anomalies_prohibited_by([name]),
+            Subject::Anomaly => anomalies_implying([name]),
+        };
+        let found: Vec<String> =
+            result.anomaly_types.iter().filter(|a| prohibited.contains(a.as_str())).cloned().collect();
+        let outcome = if !found.is_empty() {
+            Outcome::Broken(found)
+        } else if !unknown.is_empty() {
+            Outcome::Unknown(unknown.clone())
+        } else {
+            Outcome::Holds
+        };
+        Verdict { subject, name: name.to_string(), outcome }
+    };
+    let checked = &result.checked;
+    let models = checked.models.iter().map(|m| decide(Subject::Model, m));
+    let anomalies = checked.anomalies.iter().map(|a| decide(Subject::Anomaly, a));
+    models.chain(anomalies).collect()
+}

@@ -1,0 +1,102 @@
+//! `isocheck hermitage`: the Hermitage matrix for the systems and levels asked for.
+
+use std::io::Write;
+
+use anyhow::{Context, bail};
+
+use crate::cli::{HermitageArgs, MatrixFormat};
+use crate::exit;
+use isocheck::hermitage::matrix;
+use isocheck::hermitage::scenario::{self, Scenario};
+use isocheck::hermitage::step_runner;
+use isocheck::hermitage::verdict::{self, Cell, Outcome};
+
+pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
+    let mut scenarios = match &args.scenario_dir {
+        Some(dir) => scenario::from_dir(dir)?,
+        None => scenario::bundled()?,
+    };
+    if !args.scenarios.is_empty() {
+        for wanted in &args.scenarios {
+            if !scenarios.iter().any(|s| &s.name == wanted) {
+                let known: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
+                bail!("unknown scenario {wanted:?}; known: {}", known.join(", "));
+            }
+        }
+        scenarios.retain(|s| args.scenarios.contains(&s.name));
+    }
+    let defect = args.defect.as_deref().map(str::parse::<engine::Defect>).transpose()?;
+    let mut cells = Vec::new();
+    for &db in &args.db {
+        let system = super::systems::open(db, args.url.as_deref(), defect, args.sqlite_begin)?;
+        let db_label = match defect {
+            Some(d) => format!("{} ({d})", super::systems::db_name(db)),
+            None => super::systems::db_name(db).to_string(),
+        };
+        for &level in &args.isolation {
+            let support = system.level(level);
+            let label = match &support {
+                adapters::LevelSupport::Mapped { to, .. } => format!("{level} (as {to})"),
+                _ => level.to_string(),
+            };
+            for s in &scenarios {
+                if !support.is_runnable() {
+                    cells.push(unsupported(&db_label, &label, s, &support.describe()));
+                    continue;
+                }
+                let execution = step_runner::execute(system.as_ref(), level, s)
+                    .with_context(|| format!("running {} on {db_label} at {label}", s.name))?;
+                if let Some(dir) = &args.out {
+                    write_history(dir, &db_label, &label, s, &execution.history)?;
+                }
+                cells.push(verdict::cell(&db_label, &label, s, &execution)?);
+            }
+        }
+    }
+    let report = match args.format {
+        MatrixFormat::Text => matrix::text(&cells),
+        MatrixFormat::Json => serde_json::to_string_pretty(&serde_json::json!({ "matrix": cells }))? + "\n",
+        MatrixFormat::Markdown => matrix::markdown(&cells),
+        MatrixFormat::Html => matrix::html(&cells),
+    };
+    std::io::stdout().lock().write_all(report.as_bytes())?;
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(
+            dir.join("matrix.json"),
+            serde_json::to_string_pretty(&serde_json::json!({ "matrix": cells }))?,
+        )?;
+        std::fs::write(dir.join("matrix.md"), matrix::markdown(&cells))?;
+        std::fs::write(dir.join("matrix.html"), matrix::html(&cells))?;
+    }
+    Ok(exit::VALID)
+}
+
+fn unsupported(db: &str, isolation: &str, s: &Scenario, why: &str) -> Cell {
+    Cell {
+        db: db.to_string(),
+        isolation: isolation.to_string(),
+        anomaly: s.name.clone(),
+        column: s.column.clone(),
+        outcome: Outcome::Unsupported,
+        how: why.to_string(),
+        checker: Vec::new(),
+    }
+}
+
+fn write_history(
+    dir: &std::path::Path,
+    db: &str,
+    level: &str,
+    s: &Scenario,
+    history: &histories::History,
+) -> anyhow::Result<()> {
+    let safe =
+        |x: &str| x.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect::<String>();
+    let sub = dir.join("histories");
+    std::fs::create_dir_all(&sub)?;
+    let path = sub.join(format!("{}-{}-{}.jsonl", safe(db), safe(level), safe(&s.name)));
+    let mut file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    histories::write_jsonl(history.ops(), &mut file)?;
+    Ok(())
+}

@@ -1,0 +1,332 @@
+//! Running a scenario step by step: one thread per session, the steps issued in script order. A step
+//! that does not return within a short window is *blocked*: the script moves on, and its completion is
+//! recorded when it comes, as a person running Hermitage by hand would see it. Errors (serialization
+//! failure, busy, deadlock) are recorded where they happen. The execution becomes a history: the
+//! initial rows as an `init` operation, each session's transaction as an invocation and a completion
+//! with the micro-ops it executed, and a final read of every row by an observer, after everything else,
+//! so the checker can order each row's last versions. This module owns the schedule and the record; what
+//! the outcome means is `verdict`'s.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use adapters::{Change, Failure, Level, Session, System, TxnError};
+use anyhow::{Context, anyhow};
+use histories::{Function, History, Key, Mop, Observed, Op, OpType, OpValue, Position, Predicate, Process, Rows};
+
+use super::scenario::{Action, Scenario};
+
+/// How long a step may take before it counts as blocked.
+pub const BLOCKED_AFTER: Duration = Duration::from_millis(300);
+
+/// How long a blocked step may stay blocked once the script has run out, before its session is killed.
+const GIVE_UP_AFTER: Duration = Duration::from_secs(15);
+
+/// What running a scenario did.
+#[derive(Debug)]
+pub struct Execution {
+    /// The history.
+    pub history: History,
+    /// Steps (by position in the script) that blocked.
+    pub blocked: Vec<usize>,
+    /// Each session's transaction: its completion's index in the history, and how it ended.
+    pub transactions: BTreeMap<usize, (u64, OpType, Option<TxnError>)>,
+}
+
+/// A step's result.
+enum Outcome {
+    Done,
+    Read(Option<i64>),
+    Rows(Rows),
+    Changed(Vec<(Key, i64, i64)>),
+}
+
+struct Reply {
+    step: usize,
+    result: Result<Outcome, TxnError>,
+    at: i64,
+}
+
+/// Runs a scenario at a level.
+pub fn execute(system: &dyn System, level: Level, scenario: &Scenario) -> anyhow::Result<Execution> {
+    let rows: Vec<(Key, i64)> = scenario.rows.iter().map(|&(k, v)| (Key::Int(k), v)).collect();
+    system.prepare(&rows).context("preparing the table")?;
+    let clock = Instant::now();
+    let now = || i64::try_from(clock.elapsed().as_nanos()).unwrap_or(i64::MAX);
+    let mut sessions: Vec<Box<dyn Session>> = Vec::new();
+    for s in 1..=scenario.sessions() {
+        sessions.push(system.connect().with_context(|| format!("connecting session {s}"))?);
+    }
+    let kills: Vec<_> = sessions.iter().map(|s| s.kill_switch()).collect();
+    let (reply_tx, reply_rx) = mpsc::channel::<Reply>();
+    let mut issued_at: Vec<i64> = vec![0; scenario.steps.len()];
+    let mut results: Vec<Option<(Result<Outcome, TxnError>, i64)>> = (0..scenario.steps.len()).map(|_| None).collect();
+    let mut blocked = Vec::new();
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let mut senders = Vec::new();
+        for mut session in sessions {
+            let (tx, rx) = mpsc::channel::<(usize, Action)>();
+            let replies = reply_tx.clone();
+            let clock = &clock;
+            scope.spawn(move || {
+                for (step, action) in rx {
+                    let result = perform(session.as_mut(), level, &action);
+                    let at = i64::try_from(clock.elapsed().as_nanos()).unwrap_or(i64::MAX);
+                    if replies.send(Reply { step, result, at }).is_err() {
+                        break;
+                    }
+                }
+                let _ = session.rollback();
+            });
+            senders.push(tx);
+        }
+        let receive = |results: &mut Vec<Option<(Result<Outcome, TxnError>, i64)>>, timeout: Duration| -> bool {
+            match reply_rx.recv_timeout(timeout) {
+                Ok(reply) => {
+                    results[reply.step] = Some((reply.result, reply.at));
+                    true
+                }
+                Err(_) => false,
+            }
+        };
+        for (i, step) in scenario.steps.iter().enumerate() {
+            issued_at[i] = now();
+            senders[step.s - 1].send((i, step.action.clone())).map_err(|_| anyhow!("session {} stopped", step.s))?;
+            let deadline = Instant::now() + BLOCKED_AFTER;
+            while results[i].is_none() {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() || !receive(&mut results, left) {
+                    break;
+                }
+            }
+            if results[i].is_none() {
+                blocked.push(i);
+            }
+        }
+        drop(senders);
+        let deadline = Instant::now() + GIVE_UP_AFTER;
+        let mut killed = false;
+        while results.iter().any(Option::is_none) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if !receive(&mut results, left.max(Duration::from_millis(50))) && left.is_zero() {
+                if killed {
+                    return Err(anyhow!("steps still blocked after their sessions were killed"));
+                }
+                // Nothing will unblock what is left: break those sessions' connections.
+                for (i, r) in results.iter().enumerate() {
+                    if r.is_none()
+                        && let Some(kill) = &kills[scenario.steps[i].s - 1]
+                    {
+                        kill.kill();
+                    }
+                }
+                killed = true;
+            }
+        }
+        Ok(())
+    })?;
+    let results: Vec<(Result<Outcome, TxnError>, i64)> =
+        results.into_iter().map(|r| r.expect("every step has a result after the scope")).collect();
+    let final_rows = observe(system)?;
+    record(scenario, &issued_at, results, blocked, &rows, final_rows, now())
+}
+
+fn perform(session: &mut dyn Session, level: Level, action: &Action) -> Result<Outcome, TxnError> {
+    Ok(match action {
+        Action::Begin => session.begin(level).map(|()| Outcome::Done)?,
+        Action::Commit => session.commit().map(|()| Outcome::Done)?,
+        Action::Rollback => session.rollback().map(|()| Outcome::Done)?,
+        Action::Read { key } => Outcome::Read(session.read(&Key::Int(*key))?),
+        Action::Scan { predicate } => Outcome::Rows(session.scan(predicate)?),
+        Action::Write { key, value } => session.write(&Key::Int(*key), *value).map(|()| Outcome::Done)?,
+        Action::Insert { key, value } => session.insert(&Key::Int(*key), *value).map(|()| Outcome::Done)?,
+        Action::Delete { key } => session.delete(&Key::Int(*key)).map(|_| Outcome::Done)?,
+        Action::DeleteWhere { predicate } => Outcome::Rows(session.delete_where(predicate)?),
+        Action::UpdateWhere { predicate, set, add } => {
+            let change = match (set, add) {
+                (Some(x), _) => Change::Set(*x),
+                (None, Some(d)) => Change::Add(*d),
+                (None, None) => return Err(TxnError::fatal("bad-scenario", "update_where without set or add")),
+            };
+            Outcome::Changed(session.update_where(predicate, change)?)
+        }
+    })
+}
+
+/// The final rows, read by a transaction of its own after every session is done.
+fn observe(system: &dyn System) -> anyhow::Result<Rows> {
+    let mut session = system.connect().context("connecting the observer")?;
+    session.begin(Level::Serializable).map_err(|e| anyhow!("the observer could not begin: {e}"))?;
+    let rows = session.scan(&Predicate::True).map_err(|e| anyhow!("the observer could not read: {e}"))?;
+    session.commit().map_err(|e| anyhow!("the observer could not commit: {e}"))?;
+    Ok(rows)
+}
+
+/// The micro-ops a step announces before it runs: what it will read is not known yet.
+fn planned(action: &Action) -> Vec<Mop> {
+    match action {
+        Action::Read { key } => vec![Mop::Read { key: Key::Int(*key), value: Observed::Nil }],
+        Action::Scan { predicate } | Action::DeleteWhere { predicate } | Action::UpdateWhere { predicate, .. } => {
+            vec![Mop::PredicateRead { predicate: *predicate, rows: None }]
+        }
+        Action::Write { key, value } => vec![Mop::Write { key: Key::Int(*key), value: *value }],
+        Action::Insert { key, value } => vec![Mop::Insert { key: Key::Int(*key), value: *value }],
+        Action::Delete { key } => vec![Mop::Delete { key: Key::Int(*key) }],
+        Action::Begin | Action::Commit | Action::Rollback => Vec::new(),
+    }
+}
+
+/// The micro-ops a step executed, with what it saw.
+fn executed(action: &Action, outcome: &Outcome) -> Vec<Mop> {
+    match (action, outcome) {
+        (Action::Read { key }, Outcome::Read(v)) => {
+            vec![Mop::Read { key: Key::Int(*key), value: v.map_or(Observed::Nil, Observed::Int) }]
+        }
+        (Action::Scan { predicate }, Outcome::Rows(rows)) => {
+            vec![Mop::PredicateRead { predicate: *predicate, rows: Some(rows.clone()) }]
+        }
+        (Action::DeleteWhere { predicate }, Outcome::Rows(rows)) => {
+            let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(rows.clone()) }];
+            mops.extend(rows.keys().map(|k| Mop::Delete { key: k.clone() }));
+            mops
+        }
+        (Action::UpdateWhere { predicate, .. }, Outcome::Changed(changed)) => {
+            let seen: Rows = changed.iter().map(|(k, old, _)| (k.clone(), *old)).collect();
+            let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(seen) }];
+            mops.extend(changed.iter().map(|(k, _, new)| Mop::Write { key: k.clone(), value: *new }));
+            mops
+        }
+        _ => planned(action),
+    }
+}
+
+fn op(kind: OpType, process: u64, f: Function, time: i64, value: OpValue, error: Option<String>) -> Op {
+    Op {
+        index: 0,
+        kind,
+        process: Process::Client(process),
+        f,
+        time: Some(time),
+        value,
+        error: error.map(Into::into),
+        extra: Vec::new(),
+        at: Position::default(),
+    }
+}
+
+/// Builds the history: the initial rows, each session's transaction, the observer's read.
+fn record(
+    scenario: &Scenario,
+    issued_at: &[i64],
+    results: Vec<(Result<Outcome, TxnError>, i64)>,
+    blocked: Vec<usize>,
+    rows: &[(Key, i64)],
+    final_rows: Rows,
+    end: i64,
+) -> anyhow::Result<Execution> {
+    let initial: Rows = rows.iter().cloned().collect();
+    let mut ops = vec![
+        op(OpType::Invoke, 0, Function::Init, -2, OpValue::Rows(initial.clone()), None),
+        op(OpType::Ok, 0, Function::Init, -1, OpValue::Rows(initial), None),
+    ];
+    // Per session: the transaction being built (invocation time, planned and executed micro-ops, first error).
+    struct Building {
+        invoked: i64,
+        planned: Vec<Mop>,
+        executed: Vec<Mop>,
+        error: Option<TxnError>,
+    }
+    let mut open: BTreeMap<usize, Building> = BTreeMap::new();
+    // Per session: the finished transaction.
+    struct Ended {
+        session: usize,
+        invoked: i64,
+        kind: OpType,
+        planned: Vec<Mop>,
+        executed: Vec<Mop>,
+        error: Option<TxnError>,
+        at: i64,
+    }
+    let mut ends: Vec<Ended> = Vec::new();
+    for (i, (step, (result, at))) in scenario.steps.iter().zip(results).enumerate() {
+        if step.action == Action::Begin {
+            let planned = scenario.steps[i..]
+                .iter()
+                .filter(|s| s.s == step.s)
+                .take_while(|s| !matches!(s.action, Action::Commit | Action::Rollback))
+                .flat_map(|s| planned(&s.action))
+                .collect();
+            open.insert(step.s, Building { invoked: issued_at[i], planned, executed: Vec::new(), error: None });
+        }
+        let Some(txn) = open.get_mut(&step.s) else { continue };
+        match result {
+            Ok(outcome) => {
+                if txn.error.is_none() {
+                    txn.executed.extend(executed(&step.action, &outcome));
+                }
+            }
+            Err(e) if e.failure == Failure::Fatal => return Err(anyhow!("step {} ({:?}): {e}", i + 1, step.action)),
+            Err(e) => {
+                txn.error.get_or_insert(e);
+            }
+        }
+        if matches!(step.action, Action::Commit | Action::Rollback) {
+            let txn = open.remove(&step.s).expect("the transaction is open");
+            let kind = match (&txn.error, &step.action) {
+                (Some(e), _) if e.failure == Failure::Indeterminate => OpType::Info,
+                (Some(_), _) | (None, Action::Rollback) => OpType::Fail,
+                (None, _) => OpType::Ok,
+            };
+            ends.push(Ended {
+                session: step.s,
+                invoked: txn.invoked,
+                kind,
+                planned: txn.planned,
+                executed: txn.executed,
+                error: txn.error,
+                at,
+            });
+        }
+    }
+    for e in &ends {
+        let process = e.session as u64;
+        ops.push(op(OpType::Invoke, process, Function::Txn, e.invoked, OpValue::Txn(e.planned.clone()), None));
+        let (value, cause) = match e.kind {
+            OpType::Ok => (e.executed.clone(), None),
+            _ => (
+                e.planned.clone(),
+                Some(e.error.as_ref().map_or_else(|| "rolled back".to_string(), |x| x.cause.clone())),
+            ),
+        };
+        ops.push(op(e.kind, process, Function::Txn, e.at, OpValue::Txn(value), cause));
+    }
+    let observer = vec![Mop::PredicateRead { predicate: Predicate::True, rows: Some(final_rows) }];
+    ops.push(op(
+        OpType::Invoke,
+        0,
+        Function::Txn,
+        end,
+        OpValue::Txn(vec![Mop::PredicateRead { predicate: Predicate::True, rows: None }]),
+        None,
+    ));
+    ops.push(op(OpType::Ok, 0, Function::Txn, end + 1, OpValue::Txn(observer), None));
+    // History order is time order; an invocation and its completion keep their order.
+    ops.sort_by_key(|o| (o.time, o.kind != OpType::Invoke));
+    for (i, o) in ops.iter_mut().enumerate() {
+        o.index = i as u64;
+        o.at = Position::new(i as u32 + 1, 1);
+    }
+    let history = History::from_ops(ops)
+        .map_err(|(at, problem)| anyhow!("the scenario's history is malformed at {}: {problem}", at.line))?;
+    let mut transactions = BTreeMap::new();
+    for t in history.transactions() {
+        if let Process::Client(p) = t.invoke.process
+            && p > 0
+        {
+            let error = ends.iter().find(|e| e.session == p as usize).and_then(|e| e.error.clone());
+            transactions.insert(p as usize, (t.op().index, t.outcome(), error));
+        }
+    }
+    Ok(Execution { history, blocked, transactions })
+}
