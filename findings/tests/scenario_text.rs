@@ -39,7 +39,7 @@ fn a_broken_invariant_reads_with_its_evidence_and_a_flag_as_a_warning() {
 
     Invariant broken: withdrawals-within-total
       2 withdrawals of 100 took 200, and 100 allowed 1: 1 withdrawal overdrew.
-        T5 read a total of 100 and withdrew 100 from account 1, but only 0 was left: after it the total was -100; while it ran, T4 committed withdrawals it did not see (a write skew).
+        T5 read a total of 100 and withdrew 100 from account 1, but only 0 was left: after it the total was -100; it did not see 100 withdrawn by withdrawals that committed while it ran (T4): write skew.
 
     Saw 8 operations: 3 transactions (3 ok, 0 fail, 0 info); 2 keys, 0 with a version order the history shows; dependencies: none
     Could not see: the dependency graph was not checked: shown without it; only the invariants were checked

@@ -79,11 +79,11 @@ fn overdrawing(view: &View<'_>, initial: i64, committed: &[Withdrawal<'_, '_>]) 
             view.name(w.txn.id),
             w.amount.unwrap_or(0),
         );
-        if !during.is_empty() {
+        if !during.is_empty() && read > before {
             text.push_str(&format!(
-                "; while it ran, {} committed withdrawals it did not see ({})",
-                list(&during),
-                if during.len() == 1 { "a write skew" } else { "write skews" }
+                "; it did not see {} withdrawn by withdrawals that committed while it ran ({}): write skew",
+                read - before,
+                list(&during)
             ));
         }
         out.push((w.txn.id, text));

@@ -44,7 +44,7 @@ fn concurrent_withdrawals_that_each_saw_enough_overdraw_and_are_named() {
     assert!(
         within.explanation.contains(
             "T5 read a total of 100 and withdrew 100 from account 1, but only 0 was left: after it the total was -100; \
-             while it ran, T4 committed withdrawals it did not see (a write skew)"
+             it did not see 100 withdrawn by withdrawals that committed while it ran (T4): write skew"
         ),
         "{}",
         within.explanation
