@@ -34,9 +34,20 @@ pub enum Command {
     /// requested isolation level promises.
     ///
     /// With no flags: the embedded engine, list-append, serializable, 4 clients, 10,000 transactions.
-    /// Writes history.jsonl and run.json to --out (default: a fresh directory under runs/).
-    /// Exit code: 0 valid, 1 an anomaly, 2 bad input, usage or an unreachable system, 3 unknown.
-    Run(RunArgs),
+    /// Writes history.jsonl and run.json to --out (default: a fresh directory under runs/). Scenario
+    /// workloads (bank, write-skew) also have their invariants checked; flags (zero aborts under
+    /// contention, transactions that ran one at a time) print as warnings.
+    /// Exit code: 0 valid, 1 an anomaly or a broken invariant (or a flag, with --fail-on flags), 2 bad
+    /// input, usage or an unreachable system, 3 unknown.
+    Run(Box<RunArgs>),
+    /// The overlap test: is the concurrency real? Clients meet at a barrier; each begins, writes its own
+    /// row, holds the transaction open, and commits. Concurrent transactions take about one hold; a
+    /// system that serializes them takes about clients x hold.
+    ///
+    /// Prints the median elapsed time over the rounds, its ratio to the hold, and a verdict:
+    /// concurrent, serialized or partial. Exit code: 0, or 1 with --fail-on flags when the transactions
+    /// ran one at a time; 2 bad usage or an unreachable system.
+    Overlap(OverlapArgs),
     /// Run every classic anomaly as a scripted interleaving (Hermitage's scenarios) on each system at
     /// each level, judge each by the checker, and print the matrix.
     ///
@@ -208,6 +219,14 @@ pub struct RunArgs {
     #[command(flatten)]
     pub check: CheckFlags,
 
+    #[command(flatten)]
+    pub scenario: ScenarioFlags,
+
+    /// Also exit 1 for findings that are not anomalies: `flags` (zero-abort-under-contention,
+    /// fully-serialized).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub fail_on: Vec<FailOn>,
+
     /// Where to write history.jsonl, run.json and the findings (findings.json, report.html, report.md,
     /// junit.xml, cycles/) (default: a fresh directory under runs/).
     #[arg(long, value_name = "DIR")]
@@ -215,6 +234,108 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub report: ReportFlags,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// The shapes of the scenario workloads (bank, write-skew, ycsb-a).
+#[derive(Debug, Args)]
+pub struct ScenarioFlags {
+    /// bank: withdraw (read every balance, withdraw from one account if the total allows) or transfer
+    /// (move money between two accounts; read every balance).
+    #[arg(long, value_enum, default_value_t = BankMode::Withdraw)]
+    pub bank_mode: BankMode,
+
+    /// bank: how many accounts.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub accounts: u32,
+
+    /// bank: the money in all accounts together at the start.
+    #[arg(long, default_value_t = 1000)]
+    pub total: i64,
+
+    /// bank: what a withdrawal takes; the most a transfer moves.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(i64).range(1..))]
+    pub amount: i64,
+
+    /// write-skew: how many doctors (rows); at least one must stay on call.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..))]
+    pub doctors: u32,
+
+    /// bank and write-skew: how long each transaction sleeps between its reads and its writes (e.g.
+    /// 1ms), so that transactions overlap; also measures whether they really ran at once.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub hold: Option<Duration>,
+
+    /// ycsb-a: records in the table.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub records: u64,
+
+    /// ycsb-a: fields per record.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..))]
+    pub fields: u16,
+
+    /// ycsb-a: bytes per field (at least 8).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(8..))]
+    pub field_length: u32,
+}
+
+/// `--bank-mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BankMode {
+    /// Withdraw from one account if the total of all allows it (write skew can overdraw).
+    Withdraw,
+    /// Move money between two accounts (Jepsen's bank).
+    Transfer,
+}
+
+/// `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Flags (zero-abort-under-contention, fully-serialized) fail the command with exit code 1.
+    Flags,
+}
+
+/// Flags of `isocheck overlap`.
+#[derive(Debug, Args)]
+pub struct OverlapArgs {
+    /// The system under test.
+    #[arg(long, value_enum, default_value_t = DbName::Engine)]
+    pub db: DbName,
+
+    /// PostgreSQL's connection URL (postgres://user@host:port/db).
+    #[arg(long, env = "ISOCHECK_PG_URL", hide_env_values = true)]
+    pub url: Option<String>,
+
+    /// The isolation level each transaction begins at.
+    #[arg(long, default_value = "serializable")]
+    pub isolation: Level,
+
+    /// How many clients hold a transaction open at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub clients: u16,
+
+    /// How long each client holds its transaction open, in milliseconds.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub hold_ms: u64,
+
+    /// How many rounds; the median is reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..))]
+    pub rounds: u16,
+
+    /// A planted engine defect (engine only): global-lock serializes every transaction.
+    #[arg(long, value_name = "NAME")]
+    pub defect: Option<String>,
+
+    /// SQLite only: how transactions begin.
+    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
+    pub sqlite_begin: SqliteBegin,
+
+    /// Also exit 1 when the transactions ran one at a time (the fully-serialized flag).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub fail_on: Vec<FailOn>,
 
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -263,6 +384,13 @@ pub enum RunWorkloadName {
     ListAppend,
     /// Writes of unique values to registers, and reads (Elle's rw-register).
     RwRegister,
+    /// Accounts with a fixed total (--bank-mode withdraw or transfer); invariants checked.
+    Bank,
+    /// Doctors on call: at least one must stay on call (--doctors); invariants checked.
+    WriteSkew,
+    /// YCSB workload A: 50% reads, 50% updates of byte records, scrambled Zipfian keys (--records,
+    /// --fields, --field-length); for throughput and aborts.
+    YcsbA,
 }
 
 /// `--nemesis`.

@@ -1,9 +1,12 @@
 //! The embedded engine as a system under test: in process, no setup, with an optional planted defect. Its
 //! levels are read committed, snapshot isolation and serializable (SSI); repeatable read runs as snapshot
-//! isolation, which is what the engine (like PostgreSQL) offers under that name. Lists and registers live
-//! in one engine key space, lists under a `list:` prefix so the two tables never meet. As in PostgreSQL, a
-//! write of a key another running transaction wrote blocks until that transaction ends; the engine's
-//! concurrency errors (a concurrent update, an SSI failure, a deadlock) map to aborts, as 40001 and 40P01 do.
+//! isolation, which is what the engine (like PostgreSQL) offers under that name. Lists, registers and
+//! records live in one engine key space, lists under a `list:` prefix and records under `record:`, so
+//! the tables never meet. A record is one engine value (its fields length-prefixed in one byte string),
+//! so, as a row in SQL, an update of one field conflicts with any other write of the record. As in
+//! PostgreSQL, a write of a key another running transaction wrote blocks until that transaction ends; the
+//! engine's concurrency errors (a concurrent update, an SSI failure, a deadlock) map to aborts, as 40001
+//! and 40P01 do.
 
 use std::sync::Arc;
 
@@ -11,7 +14,7 @@ use engine::{Defect, Engine, EngineConfig, Error as EngineError, Isolation, Sess
 use histories::{Key, Predicate, Rows};
 
 use crate::level::{Level, LevelSupport};
-use crate::session::{AdapterError, Change, Failure, KillSwitch, Session, System, TxnError};
+use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 
 /// The embedded engine.
 pub struct EngineSystem {
@@ -79,6 +82,43 @@ impl System for EngineSystem {
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
         Ok(Box::new(EngineSession { session: self.engine().session(), committing: false }))
     }
+
+    fn prepare_records(&self, _fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {
+        let mut session = self.engine().session();
+        let failed = |e: EngineError| AdapterError::Unavailable { system: "engine", message: e.to_string() };
+        session.begin(Isolation::Serializable).map_err(failed)?;
+        for (key, fields) in records {
+            session.write(record_key(key), engine::Value::Bytes(encode_record(fields))).map_err(failed)?;
+        }
+        session.commit().map_err(failed)
+    }
+}
+
+fn record_key(key: &Key) -> engine::Key {
+    engine::Key::Str(format!("record:{key}"))
+}
+
+/// A record as one byte string: each field as its length (4 bytes, little-endian) and its bytes.
+fn encode_record(fields: &[Vec<u8>]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(fields.iter().map(|f| f.len() + 4).sum());
+    for field in fields {
+        bytes.extend_from_slice(&(field.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(field);
+    }
+    bytes
+}
+
+fn decode_record(mut bytes: &[u8]) -> Result<Record, TxnError> {
+    let bad = || TxnError::fatal("bad-record", "a record holds bytes isocheck did not write");
+    let mut fields = Vec::new();
+    while !bytes.is_empty() {
+        let (len, rest) = bytes.split_first_chunk::<4>().ok_or_else(bad)?;
+        let len = u32::from_le_bytes(*len) as usize;
+        let field = rest.get(..len).ok_or_else(bad)?;
+        fields.push(field.to_vec());
+        bytes = &rest[len..];
+    }
+    Ok(fields)
 }
 
 fn register_key(key: &Key) -> engine::Key {
@@ -200,6 +240,26 @@ impl Session for EngineSession {
             }
         }
         Ok(out)
+    }
+
+    fn read_record(&mut self, key: &Key) -> Result<Option<Record>, TxnError> {
+        match self.session.read(&record_key(key)).map_err(|e| self.error(e))? {
+            None => Ok(None),
+            Some(engine::Value::Bytes(bytes)) => decode_record(&bytes).map(Some),
+            Some(other) => {
+                Err(TxnError::fatal("type-mismatch", format!("expected a record, found a {}", other.type_name())))
+            }
+        }
+    }
+
+    fn update_field(&mut self, key: &Key, field: usize, value: &[u8]) -> Result<bool, TxnError> {
+        let Some(mut record) = self.read_record(key)? else { return Ok(false) };
+        let slot = record
+            .get_mut(field)
+            .ok_or_else(|| TxnError::fatal("no-such-field", format!("record {key} has no field {field}")))?;
+        *slot = value.to_vec();
+        self.session.write(record_key(key), engine::Value::Bytes(encode_record(&record))).map_err(|e| self.error(e))?;
+        Ok(true)
     }
 
     fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
@@ -361,6 +421,29 @@ mod tests {
         let mut fresh = system.connect().unwrap();
         fresh.begin(Level::Serializable).unwrap();
         assert!(fresh.read_list(&Key::Int(1)).unwrap().is_empty(), "the killed transaction had no effect");
+    }
+
+    #[test]
+    fn records_round_trip_and_update_one_field() {
+        let system = EngineSystem::new(None);
+        system.prepare(&[]).unwrap();
+        let record = vec![b"aa".to_vec(), Vec::new(), b"ccc".to_vec()];
+        system.prepare_records(3, &[(Key::from("user1"), record.clone())]).unwrap();
+        let mut s = system.connect().unwrap();
+        s.begin(Level::Serializable).unwrap();
+        assert_eq!(s.read_record(&Key::from("user1")).unwrap(), Some(record));
+        assert!(s.update_field(&Key::from("user1"), 1, b"bbbb").unwrap());
+        assert!(!s.update_field(&Key::from("user2"), 1, b"x").unwrap(), "no such record");
+        assert_eq!(s.update_field(&Key::from("user1"), 3, b"x").unwrap_err().failure, Failure::Fatal);
+        s.rollback().unwrap();
+        s.begin(Level::Serializable).unwrap();
+        assert!(s.update_field(&Key::from("user1"), 1, b"bbbb").unwrap());
+        s.commit().unwrap();
+        s.begin(Level::Serializable).unwrap();
+        let expected = vec![b"aa".to_vec(), b"bbbb".to_vec(), b"ccc".to_vec()];
+        assert_eq!(s.read_record(&Key::from("user1")).unwrap(), Some(expected));
+        assert!(s.scan(&Predicate::True).unwrap().is_empty(), "records are not registers");
+        s.commit().unwrap();
     }
 
     #[test]

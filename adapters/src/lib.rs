@@ -32,5 +32,5 @@ mod txn_state;
 pub use self::postgres::PostgresSystem;
 pub use engine_system::EngineSystem;
 pub use level::{Level, LevelSupport, ParseLevelError};
-pub use session::{AdapterError, Change, Failure, KillSwitch, Session, System, TxnError};
+pub use session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 pub use sqlite::{ParseSqliteBeginError, SqliteBegin, SqliteSystem};

@@ -2,7 +2,9 @@
 //! [`PostgresSystem::URL_VAR`]). Each `prepare` creates fresh tables whose names carry a suffix unique to
 //! the run (process id, clock, counter), so runs sharing a server never meet, and drops the tables this
 //! system created before; dropping the system drops its tables too. Lists are `bigint[]`, appended to by
-//! one upsert (`v = t.v || EXCLUDED.v`); registers are `bigint`; keys are `text` as in [`crate::sql`].
+//! one upsert (`v = t.v || EXCLUDED.v`); registers are `bigint`; records (made by `prepare_records`) have
+//! a `bytea` column per field, as YCSB's JDBC binding lays out its `usertable`; keys are `text` as in
+//! [`crate::sql`].
 //!
 //! The isolation level is set per transaction (`BEGIN ISOLATION LEVEL ...`). Repeatable read is
 //! snapshot isolation in PostgreSQL (Ports & Grittner 2012), and serializable is SSI over it (Cahill et
@@ -20,7 +22,7 @@ use ::postgres::{Client, Config, NoTls, Row, Statement};
 use histories::{Key, Predicate, Rows};
 
 use crate::level::{Level, LevelSupport};
-use crate::session::{AdapterError, Change, Failure, KillSwitch, Session, System, TxnError};
+use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 use crate::sql::{key_of_text, key_text, predicate_condition};
 use crate::txn_state::Tracked;
 
@@ -41,11 +43,12 @@ struct Created {
     stale: Vec<Tables>,
 }
 
-/// One run's two tables.
+/// One run's tables (the records table exists only once `prepare_records` made it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Tables {
     lists: String,
     registers: String,
+    records: String,
 }
 
 impl Tables {
@@ -54,7 +57,11 @@ impl Tables {
         let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos();
         let run = RUNS.fetch_add(1, Ordering::Relaxed);
         let suffix = format!("{}_{nanos}_{run}", std::process::id());
-        Tables { lists: format!("isocheck_lists_{suffix}"), registers: format!("isocheck_registers_{suffix}") }
+        Tables {
+            lists: format!("isocheck_lists_{suffix}"),
+            registers: format!("isocheck_registers_{suffix}"),
+            records: format!("isocheck_records_{suffix}"),
+        }
     }
 }
 
@@ -106,7 +113,7 @@ impl PostgresSystem {
         tables
             .into_iter()
             .filter(|t| {
-                let sql = format!("DROP TABLE IF EXISTS {}, {}", t.lists, t.registers);
+                let sql = format!("DROP TABLE IF EXISTS {}, {}, {}", t.lists, t.registers, t.records);
                 client.batch_execute(&sql).is_err()
             })
             .collect()
@@ -169,6 +176,33 @@ impl System for PostgresSystem {
         txn.commit().map_err(unavailable)?;
         created.current = Some(tables);
         Ok(())
+    }
+
+    fn prepare_records(&self, fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {
+        let table = lock(&self.tables).current.as_ref().map(|t| t.records.clone()).ok_or_else(|| {
+            AdapterError::Unavailable { system: "postgres", message: "prepare_records before prepare".into() }
+        })?;
+        let mut client = self.client()?;
+        let mut txn = client.transaction().map_err(unavailable)?;
+        let columns: String = (0..fields).map(|f| format!(", field{f} bytea NOT NULL")).collect();
+        txn.batch_execute(&format!("DROP TABLE IF EXISTS {table}; CREATE TABLE {table} (k text PRIMARY KEY{columns})"))
+            .map_err(unavailable)?;
+        let placeholders: String = (0..fields).map(|f| format!(", ${}", f + 2)).collect();
+        let insert = txn.prepare(&format!("INSERT INTO {table} VALUES ($1{placeholders})")).map_err(unavailable)?;
+        for (key, record) in records {
+            if record.len() != fields {
+                return Err(AdapterError::Unavailable {
+                    system: "postgres",
+                    message: format!("record {key} has {} fields, not {fields}", record.len()),
+                });
+            }
+            let key = key_text(key);
+            let params: Vec<&(dyn ToSql + Sync)> = std::iter::once(&key as &(dyn ToSql + Sync))
+                .chain(record.iter().map(|f| f as &(dyn ToSql + Sync)))
+                .collect();
+            txn.execute(&insert, &params).map_err(unavailable)?;
+        }
+        txn.commit().map_err(unavailable)
     }
 
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
@@ -407,6 +441,17 @@ impl Session for PgConn {
                 Ok((key_of_text(key)?, column(row, 1)?))
             })
             .collect()
+    }
+
+    fn read_record(&mut self, key: &Key) -> Result<Option<Record>, TxnError> {
+        let sql = format!("SELECT * FROM {} WHERE k = $1", self.tables.records);
+        let rows = self.query(sql, &[&key_text(key)])?;
+        rows.first().map(|row| (1..row.len()).map(|i| column::<Vec<u8>>(row, i)).collect()).transpose()
+    }
+
+    fn update_field(&mut self, key: &Key, field: usize, value: &[u8]) -> Result<bool, TxnError> {
+        let sql = format!("UPDATE {} SET field{field} = $2 WHERE k = $1", self.tables.records);
+        self.execute(sql, &[&key_text(key), &value]).map(|n| n > 0)
     }
 
     fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {

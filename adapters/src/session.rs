@@ -3,9 +3,11 @@
 //! the transaction certainly had no effect ([`Failure::Aborted`], recorded as `fail`) or may have
 //! ([`Failure::Indeterminate`], recorded as `info`), so a lost connection never becomes a false anomaly.
 //!
-//! Data model: two tables. *Lists* hold a list of integers per key (list-append: `append`, `read_list`).
+//! Data model: three tables. *Lists* hold a list of integers per key (list-append: `append`, `read_list`).
 //! *Registers* hold one integer per key (rw-register, bank, write skew, predicate workloads: `read`,
-//! `write`, `insert`, `delete`, `scan`).
+//! `write`, `insert`, `delete`, `scan`). *Records* hold a fixed number of byte fields per key, as YCSB's
+//! `usertable` does (YCSB-A: `read_record`, `update_field`), created and loaded by
+//! [`System::prepare_records`]; a system without them keeps the default methods, which refuse.
 
 use std::sync::Arc;
 
@@ -29,7 +31,17 @@ pub trait System: Send + Sync {
 
     /// Opens a client session.
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError>;
+
+    /// Creates a fresh record table of `fields` byte fields per record (YCSB's `usertable`), loaded with
+    /// these records, beside the tables [`System::prepare`] made (call it after `prepare`).
+    fn prepare_records(&self, fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {
+        let _ = (fields, records);
+        Err(AdapterError::Unavailable { system: self.name(), message: "this system has no record table".into() })
+    }
 }
+
+/// A record: its fields' bytes, in field order.
+pub type Record = Vec<Vec<u8>>;
 
 /// One client's connection: one transaction at a time.
 pub trait Session: Send {
@@ -57,6 +69,18 @@ pub trait Session: Send {
     /// Every register row whose value satisfies the predicate (a predicate read).
     fn scan(&mut self, predicate: &Predicate) -> Result<Rows, TxnError>;
 
+    /// Reads every field of a record (YCSB's read); `None` if there is no such record.
+    fn read_record(&mut self, key: &Key) -> Result<Option<Record>, TxnError> {
+        let _ = key;
+        Err(no_records())
+    }
+
+    /// Replaces one field of a record, in one statement (YCSB's update); whether the record exists.
+    fn update_field(&mut self, key: &Key, field: usize, value: &[u8]) -> Result<bool, TxnError> {
+        let _ = (key, field, value);
+        Err(no_records())
+    }
+
     /// Deletes every register row whose value satisfies the predicate, in one statement (SQL's
     /// `DELETE ... WHERE`); returns the rows it deleted, with the values it saw.
     fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError>;
@@ -74,6 +98,10 @@ pub trait Session: Send {
     /// A switch another thread can use to break this session's connection (the nemesis), if the system
     /// has one.
     fn kill_switch(&self) -> Option<Arc<dyn KillSwitch>>;
+}
+
+fn no_records() -> TxnError {
+    TxnError::fatal("no-record-table", "this system has no record table")
 }
 
 /// How `update_where` changes a row.

@@ -9,7 +9,8 @@
 //! `SQLITE_BUSY_SNAPSHOT` or `SQLITE_LOCKED` anywhere in a transaction is SQLite's abort: the adapter
 //! rolls the transaction back and reports it as aborted with that cause, never retrying it (a retry
 //! would hide the abort and misreport the system). Tables: `lists (k, v)` with a list as comma-separated
-//! decimal text, appended to in one upsert; `registers (k, v)` with an integer; keys as in [`crate::sql`].
+//! decimal text, appended to in one upsert; `registers (k, v)` with an integer; `records (k, field0, ...)`
+//! with a blob per field, as YCSB's JDBC binding lays out its `usertable`; keys as in [`crate::sql`].
 //!
 //! See <https://www.sqlite.org/isolation.html> and <https://www.sqlite.org/wal.html>.
 
@@ -24,7 +25,7 @@ use histories::{Key, Predicate, Rows};
 use rusqlite::{Connection, ErrorCode, InterruptHandle, OptionalExtension, params, params_from_iter};
 
 use crate::level::{Level, LevelSupport};
-use crate::session::{AdapterError, Change, Failure, KillSwitch, Session, System, TxnError};
+use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 use crate::sql::{key_of_text, key_text, predicate_condition};
 use crate::txn_state::Tracked;
 
@@ -176,6 +177,7 @@ impl System for SqliteSystem {
         txn.execute_batch(
             "DROP TABLE IF EXISTS lists;
              DROP TABLE IF EXISTS registers;
+             DROP TABLE IF EXISTS records;
              CREATE TABLE lists (k TEXT PRIMARY KEY, v TEXT NOT NULL) STRICT;
              CREATE TABLE registers (k TEXT PRIMARY KEY, v INTEGER NOT NULL) STRICT;",
         )
@@ -186,6 +188,31 @@ impl System for SqliteSystem {
                 insert
                     .execute(params![key_text(key), value])
                     .map_err(|e| unavailable(format!("initial register {key}: {e}")))?;
+            }
+        }
+        txn.commit().map_err(unavailable)
+    }
+
+    fn prepare_records(&self, fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {
+        let mut conn = self.open(PREPARE_BUSY_TIMEOUT)?;
+        let txn = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(unavailable)?;
+        let columns: String = (0..fields).map(|f| format!(", field{f} BLOB NOT NULL")).collect();
+        txn.execute_batch(&format!(
+            "DROP TABLE IF EXISTS records; CREATE TABLE records (k TEXT PRIMARY KEY{columns}) STRICT;"
+        ))
+        .map_err(unavailable)?;
+        {
+            let placeholders: String = (0..fields).map(|f| format!(", ?{}", f + 2)).collect();
+            let mut insert =
+                txn.prepare(&format!("INSERT INTO records VALUES (?1{placeholders})")).map_err(unavailable)?;
+            for (key, record) in records {
+                if record.len() != fields {
+                    return Err(unavailable(format!("record {key} has {} fields, not {fields}", record.len())));
+                }
+                let key = key_text(key);
+                let values = std::iter::once(&key as &dyn rusqlite::ToSql)
+                    .chain(record.iter().map(|f| f as &dyn rusqlite::ToSql));
+                insert.execute(params_from_iter(values)).map_err(unavailable)?;
             }
         }
         txn.commit().map_err(unavailable)
@@ -331,6 +358,21 @@ impl Session for SqliteConn {
             c.prepare_cached(&sql)?.query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?.collect()
         })?;
         rows.into_iter().map(|(k, v)| Ok((key_of_text(&k)?, v))).collect()
+    }
+
+    fn read_record(&mut self, key: &Key) -> Result<Option<Record>, TxnError> {
+        self.run(|c| {
+            let mut statement = c.prepare_cached("SELECT * FROM records WHERE k = ?1")?;
+            let fields = statement.column_count().saturating_sub(1);
+            statement
+                .query_row([key_text(key)], |row| (1..=fields).map(|i| row.get::<_, Vec<u8>>(i)).collect())
+                .optional()
+        })
+    }
+
+    fn update_field(&mut self, key: &Key, field: usize, value: &[u8]) -> Result<bool, TxnError> {
+        let sql = format!("UPDATE records SET field{field} = ?2 WHERE k = ?1");
+        self.run(|c| c.prepare_cached(&sql)?.execute(params![key_text(key), value])).map(|n| n > 0)
     }
 
     fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use histories::{Key, Predicate, Rows};
 
 use crate::level::Level;
-use crate::session::{Change, Failure, KillSwitch, Session, TxnError};
+use crate::session::{Change, Failure, KillSwitch, Record, Session, TxnError};
 
 enum State {
     Idle,
@@ -126,6 +126,14 @@ impl<C: Session> Session for Tracked<C> {
 
     fn scan(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
         self.statement(|c| c.scan(predicate))
+    }
+
+    fn read_record(&mut self, key: &Key) -> Result<Option<Record>, TxnError> {
+        self.statement(|c| c.read_record(key))
+    }
+
+    fn update_field(&mut self, key: &Key, field: usize, value: &[u8]) -> Result<bool, TxnError> {
+        self.statement(|c| c.update_field(key, field, value))
     }
 
     fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {

@@ -21,6 +21,11 @@ fn rollback_discards_and_needs_no_transaction() {
 }
 
 #[test]
+fn records_round_trip() {
+    common::records_round_trip(&EngineSystem::new(None));
+}
+
+#[test]
 fn predicate_writes_report_what_they_saw() {
     common::predicate_writes_report_what_they_saw(&EngineSystem::new(None));
 }

@@ -49,6 +49,12 @@ fn statements_round_trip() {
 }
 
 #[test]
+fn records_round_trip() {
+    let Some(system) = system() else { return };
+    common::records_round_trip(&system);
+}
+
+#[test]
 fn predicate_writes_report_what_they_saw() {
     let Some(system) = system() else { return };
     common::predicate_writes_report_what_they_saw(&system);

@@ -23,6 +23,11 @@ fn statements_round_trip() {
 }
 
 #[test]
+fn records_round_trip() {
+    common::records_round_trip(&deferred());
+}
+
+#[test]
 fn predicate_writes_report_what_they_saw() {
     common::predicate_writes_report_what_they_saw(&deferred());
 }

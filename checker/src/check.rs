@@ -284,6 +284,7 @@ fn verdict(found: BTreeMap<String, Vec<Anomaly>>, options: &Options, stats: Stat
         also_not,
         anomalies,
         flags: Vec::new(),
+        invariants: Vec::new(),
         stats,
         checked,
     }

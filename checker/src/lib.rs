@@ -2,7 +2,9 @@
 //! them, and the anomalies they are, with the consistency models those anomalies rule out. It follows
 //! Jepsen's Elle (Kingsbury & Alvaro, "Elle: Inferring Isolation Anomalies from Experimental
 //! Observations", VLDB 2020) and Adya's definitions (Adya 1999), and finds every cycle Elle would, without
-//! a time limit.
+//! a time limit. Beside the graph, it checks the invariants of scenario workloads (the bank, doctors on
+//! call: [`invariants`]) and computes timing flags that are not anomalies but deserve a look
+//! ([`timing`]: zero aborts under contention, transactions that ran one at a time).
 //!
 //! ```
 //! use checker::{check, Options, Validity};
@@ -55,6 +57,7 @@ pub mod cycle_search;
 mod error;
 mod explain;
 pub mod graph;
+pub mod invariants;
 mod item;
 pub mod kind;
 mod list_append;
@@ -62,6 +65,7 @@ mod options;
 mod orders;
 mod result;
 mod rw_register;
+pub mod timing;
 mod txn;
 mod workload;
 
@@ -69,4 +73,4 @@ pub use check::check;
 pub use error::CheckError;
 pub use kind::{Kind, Kinds};
 pub use options::{Inference, Options, Workload};
-pub use result::{Anomaly, Case, CheckResult, Checked, Cycle, Flag, Stats, Step, TxnView, Validity};
+pub use result::{Anomaly, Case, CheckResult, Checked, Cycle, Flag, Invariant, Stats, Step, TxnView, Validity};

@@ -46,6 +46,10 @@ pub struct CheckResult {
     pub anomalies: BTreeMap<String, Vec<Anomaly>>,
     /// Findings that are not isolation anomalies but deserve a look (set by runs, not by checks).
     pub flags: Vec<Flag>,
+    /// The invariants of a scenario workload (bank, write skew), when the history is one; a broken one
+    /// makes the verdict invalid.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<Invariant>,
     /// How much the checker saw.
     pub stats: Stats,
     /// What was checked.
@@ -75,6 +79,26 @@ pub struct Flag {
     pub message: String,
     /// The measured figures.
     pub figures: serde_json::Map<String, serde_json::Value>,
+}
+
+/// An invariant of a scenario workload, checked from the history alone: whether it held, and the
+/// evidence either way.
+#[derive(Debug, Clone, Serialize)]
+pub struct Invariant {
+    /// Its name (`total-never-negative`, `on-call-in-every-read`, ...).
+    pub name: String,
+    /// Whether it held.
+    pub holds: bool,
+    /// What was checked and, when it broke, how: in words a person can check against the history.
+    pub explanation: String,
+    /// The figures behind the verdict.
+    pub figures: serde_json::Map<String, serde_json::Value>,
+    /// The transactions that broke it, by index.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub txns: Vec<u64>,
+    /// Those transactions as recorded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ops: Vec<TxnView>,
 }
 
 /// Counts that say how much the checker could see.

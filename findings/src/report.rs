@@ -23,6 +23,19 @@ pub struct Invariant {
     pub figures: serde_json::Map<String, serde_json::Value>,
 }
 
+impl From<&checker::Invariant> for Invariant {
+    /// A scenario invariant as the checker decided it (its evidence, the transactions that broke it, is in
+    /// the explanation and in `findings.json`).
+    fn from(invariant: &checker::Invariant) -> Invariant {
+        Invariant {
+            name: invariant.name.clone(),
+            holds: invariant.holds,
+            message: invariant.explanation.clone(),
+            figures: invariant.figures.clone(),
+        }
+    }
+}
+
 /// One run's or check's findings, ready to render.
 #[derive(Debug, Clone)]
 pub struct Report<'a> {
@@ -41,7 +54,8 @@ pub struct Report<'a> {
 impl<'a> Report<'a> {
     /// The report of a check of `source`.
     pub fn check(source: impl Into<String>, result: &'a CheckResult) -> Report<'a> {
-        Report { source: source.into(), result, run: None, invariants: Vec::new(), activity: None }
+        let invariants = result.invariants.iter().map(Invariant::from).collect();
+        Report { source: source.into(), result, run: None, invariants, activity: None }
     }
 
     /// Adds the completions over time of the history checked.

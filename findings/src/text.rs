@@ -35,7 +35,9 @@ pub fn text(result: &CheckResult, source: &str) -> String {
     } else {
         format!("{} assuming {}", checked.workload, checked.assumptions.join(", "))
     };
-    let _ = writeln!(out, "{source}: {} ({workload}, checked for {against}{also})", verdict_word(result.valid));
+    let checked_for =
+        if against.is_empty() && also.is_empty() { String::new() } else { format!(", checked for {against}{also}") };
+    let _ = writeln!(out, "{source}: {} ({workload}{checked_for})", verdict_word(result.valid));
     let s = &result.stats;
     if !s.blind_spots.is_empty() {
         let data: usize =
@@ -63,6 +65,15 @@ pub fn text(result: &CheckResult, source: &str) -> String {
     }
     for flag in &result.flags {
         let _ = writeln!(out, "Warning: {}: {}", flag.name, flag.message);
+    }
+    for invariant in result.invariants.iter().filter(|i| i.holds) {
+        let _ = writeln!(out, "Invariant held: {}: {}", invariant.name, invariant.explanation);
+    }
+    for invariant in result.invariants.iter().filter(|i| !i.holds) {
+        let _ = writeln!(out, "\nInvariant broken: {}", invariant.name);
+        for line in invariant.explanation.lines() {
+            let _ = writeln!(out, "  {line}");
+        }
     }
     for (name, anomalies) in &result.anomalies {
         for (i, anomaly) in anomalies.iter().take(SHOWN_PER_CLASS).enumerate() {

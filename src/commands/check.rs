@@ -1,4 +1,6 @@
-//! `isocheck check FILE`: read a saved history, check it, print the verdict, and exit with its code.
+//! `isocheck check FILE`: read a saved history, check it, print the verdict, and exit with its code. A
+//! scenario history (bank, write skew) also has its invariants checked, and where the dependency graph
+//! cannot be checked on it, the invariants alone decide.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -14,7 +16,14 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     let (history, source) = read_history(&args.file)?;
     log::info!("read {} operations from {source}", history.len());
     let options = options(&args.check)?.with_workload(args.workload.map(workload));
-    let result = check(&history, &options).map_err(|e| located(e, &source))?;
+    let result = match checker::invariants::Scenario::detect(&history) {
+        None => check(&history, &options).map_err(|e| located(e, &source))?,
+        Some(scenario) => {
+            let unsound = scenario.graph_check_unsound();
+            let checked = check_with_invariants(&history, &options, scenario.name(), unsound, true);
+            checked.map_err(|e| located(e, &source))?.0
+        }
+    };
     let report = match args.format {
         OutputFormat::Text => findings::text(&result, &source),
         OutputFormat::Json => findings::json(&result) + "\n",
@@ -43,6 +52,30 @@ pub fn check(history: &History, options: &Options) -> Result<checker::CheckResul
         findings::verdict_word(result.valid)
     );
     Ok(result)
+}
+
+/// Checks a scenario's history (bank, write skew): its invariants, and the dependency graph where it
+/// applies (`checker::invariants::check_history`), with the same spinner and log as [`check`].
+pub fn check_with_invariants(
+    history: &History,
+    options: &Options,
+    workload: &str,
+    unsound: Option<&str>,
+    fallback: bool,
+) -> Result<(checker::CheckResult, checker::invariants::GraphCheck), CheckError> {
+    let spinner = isocheck::progress::spinner(format!("checking {} operations", history.len()));
+    let result = checker::invariants::check_history(history, options, workload, unsound, fallback);
+    spinner.finish_and_clear();
+    if let Ok((result, graph)) = &result {
+        log::info!(
+            "checked {} transactions and {} invariants (graph check: {}), verdict {}",
+            result.stats.txns,
+            result.invariants.len(),
+            graph.describe(),
+            findings::verdict_word(result.valid)
+        );
+    }
+    result
 }
 
 /// Writes the findings files of `report` into `dir`, and says where on stderr.

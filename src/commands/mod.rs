@@ -3,6 +3,7 @@
 
 mod check;
 mod hermitage;
+mod overlap;
 mod run;
 mod systems;
 
@@ -13,6 +14,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Overlap(args) => overlap::run(&args),
         Command::Hermitage(args) => hermitage::run(&args),
     }
 }

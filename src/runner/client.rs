@@ -1,7 +1,8 @@
 //! One client: its session, its process id, its record. It takes transactions from the workload until the
 //! run stops, and records each as an invocation and a completion: `ok` if the commit succeeded, `fail` if
 //! the system certainly rolled it back, `info` if its fate is unknown (after which the client takes a
-//! fresh process id). A lost session is replaced by a new connection.
+//! fresh process id). A lost session is replaced by a new connection. An indeterminate completion keeps
+//! the writes its body executed, since it may have committed them.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -37,6 +38,23 @@ impl Client {
         Client { id, process: id as u64, session, system, level, workload, shared, record: Record::default() }
     }
 
+    /// The same client under another process id (the final transaction's, which no client used).
+    pub(crate) fn with_process(self, process: u64) -> Client {
+        Client { process, ..self }
+    }
+
+    /// Runs the workload's final transaction, again after each abort (up to `attempts` times), and
+    /// returns the record.
+    pub(crate) fn finish(mut self, attempts: usize) -> anyhow::Result<Record> {
+        for _ in 0..attempts {
+            let Some(plan) = self.workload.final_plan() else { break };
+            if self.transaction(plan)? == OpType::Ok {
+                break;
+            }
+        }
+        Ok(self.record)
+    }
+
     pub(crate) fn run(mut self) -> anyhow::Result<Record> {
         self.shared.switches.set(self.id, self.session.kill_switch());
         while self.shared.claim().is_some() {
@@ -61,7 +79,8 @@ impl Client {
         }
     }
 
-    fn transaction(&mut self, plan: TxnPlan) -> anyhow::Result<()> {
+    /// Runs one transaction and records it.
+    pub(crate) fn transaction(&mut self, plan: TxnPlan) -> anyhow::Result<OpType> {
         let TxnPlan { f, invoke, body } = plan;
         if self.shared.record {
             let invocation = self.op(OpType::Invoke, &f, invoke.clone(), None);
@@ -75,15 +94,22 @@ impl Client {
                     self.record.ops.push(done);
                 }
                 self.record.ok += 1;
+                Ok(OpType::Ok)
             }
-            Err(e) => {
+            Err((e, executed)) => {
                 if e.failure == Failure::Fatal {
                     self.shared.stop.store(true, Ordering::Relaxed);
                     return Err(anyhow!("client {}: {e}", self.id));
                 }
                 let kind = if e.failure == Failure::Indeterminate { OpType::Info } else { OpType::Fail };
                 if self.shared.record {
-                    let done = self.op(kind, &f, unknown_reads(&invoke), Some(e.cause.clone()));
+                    // An indeterminate transaction may have taken effect: its writes are what it may have
+                    // done. Reads are unknown either way, as Jepsen records them.
+                    let value = match (kind, executed) {
+                        (OpType::Info, Some(executed)) => unknown_reads(&executed),
+                        _ => unknown_reads(&invoke),
+                    };
+                    let done = self.op(kind, &f, value, Some(e.cause.clone()));
                     self.record.ops.push(done);
                 }
                 *self.record.causes.entry(e.cause.clone()).or_default() += 1;
@@ -97,9 +123,9 @@ impl Client {
                 if e.session_lost {
                     self.reconnect()?;
                 }
+                Ok(kind)
             }
         }
-        Ok(())
     }
 
     /// Replaces a lost session. A system briefly unreachable (a nemesis at work) gets a few tries.
@@ -120,13 +146,18 @@ impl Client {
         Err(anyhow!("client {} could not reconnect: {}", self.id, last.map_or_else(String::new, |e| e.to_string())))
     }
 
-    /// Begins, runs the body, commits; on any failure rolls back and returns it.
-    fn attempt(&mut self, body: super::workload::Body) -> Result<Vec<Mop>, TxnError> {
-        let result = self.session.begin(self.level).and_then(|()| body(self.session.as_mut())).and_then(|executed| {
-            self.session.commit()?;
-            Ok(executed)
-        });
-        if let Err(e) = &result
+    /// Begins, runs the body, commits; on any failure rolls back and returns it, with the micro-ops the
+    /// body executed if the failure came at commit.
+    fn attempt(&mut self, body: super::workload::Body) -> Result<Vec<Mop>, (TxnError, Option<Vec<Mop>>)> {
+        let executed = self.session.begin(self.level).and_then(|()| body(self.session.as_mut()));
+        let result = match executed {
+            Ok(executed) => match self.session.commit() {
+                Ok(()) => Ok(executed),
+                Err(e) => Err((e, Some(executed))),
+            },
+            Err(e) => Err((e, None)),
+        };
+        if let Err((e, _)) = &result
             && !e.session_lost
         {
             // The transaction is over either way; a failing rollback only means it already was.
@@ -136,10 +167,9 @@ impl Client {
     }
 }
 
-/// The invocation's micro-ops with every read unknown: what a `fail` or `info` completion records.
-fn unknown_reads(invoke: &[Mop]) -> Vec<Mop> {
-    invoke
-        .iter()
+/// Micro-ops with every read unknown: what a `fail` or `info` completion records.
+fn unknown_reads(mops: &[Mop]) -> Vec<Mop> {
+    mops.iter()
         .map(|mop| match mop {
             Mop::Read { key, .. } => Mop::Read { key: key.clone(), value: Observed::Nil },
             other => other.clone(),

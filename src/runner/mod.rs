@@ -3,11 +3,14 @@
 //! invocation and completion with monotonic nanosecond times. Recording is per client (no shared lock on
 //! the hot path); the clients' records are merged by time when the run ends. After an indeterminate
 //! (`info`) outcome a client continues under a fresh process id, as Jepsen's clients do, and after a lost
-//! connection it reconnects. This module owns the run loop; what to run is the workload's, how to talk to
-//! the system the adapter's, and the verdict the checker's.
+//! connection it reconnects. A workload's initial rows open the history as an `init` operation, and its
+//! final transaction (a final read) runs once every client has finished, under a process id of its own.
+//! This module owns the run loop; what to run is the workload's, how to talk to the system the
+//! adapter's, and the verdict the checker's.
 
 mod client;
 pub mod nemesis;
+pub mod overlap;
 mod recorder;
 pub mod workload;
 
@@ -102,7 +105,11 @@ impl Shared {
 
 /// Runs the workload and returns the history.
 pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
-    config.system.prepare(&config.workload.initial_registers()).context("preparing the system for the run")?;
+    let initial = config.workload.initial_registers();
+    config.system.prepare(&initial).context("preparing the system for the run")?;
+    if let Some((fields, records)) = config.workload.initial_records() {
+        config.system.prepare_records(fields, &records).context("loading the records")?;
+    }
     let shared = Arc::new(Shared {
         invoked: AtomicU64::new(0),
         completed: AtomicU64::new(0),
@@ -150,8 +157,14 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         Ok(records)
     });
     progress.finish_and_clear();
-    let records = records?;
+    let mut records = records?;
     let elapsed = started.elapsed();
+    if config.record && !initial.is_empty() {
+        records.insert(0, init_record(initial));
+    }
+    if config.workload.final_plan().is_some() {
+        records.push(final_transaction(config, &shared, &records)?);
+    }
     let mut causes: BTreeMap<String, u64> = BTreeMap::new();
     let (mut ok, mut fail, mut info) = (0, 0, 0);
     for r in &records {
@@ -164,6 +177,58 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     }
     let history = recorder::merge(records).context("the recorded history is not well formed (a runner bug)")?;
     Ok(RunOutcome { history, elapsed, ok, fail, info, causes })
+}
+
+/// Attempts at the final transaction before giving up on it (each is recorded).
+const FINAL_ATTEMPTS: usize = 10;
+
+/// The initial rows as an `init` operation (an invocation and its completion) at time 0, on process 0,
+/// before any client's first transaction.
+fn init_record(rows: Vec<(histories::Key, i64)>) -> recorder::Record {
+    let rows: histories::Rows = rows.into_iter().collect();
+    let op = |kind| histories::Op {
+        index: 0,
+        kind,
+        process: histories::Process::Client(0),
+        f: histories::Function::Init,
+        time: Some(0),
+        value: histories::OpValue::Rows(rows.clone()),
+        error: None,
+        extra: Vec::new(),
+        at: histories::Position::default(),
+    };
+    recorder::Record {
+        ops: vec![op(histories::OpType::Invoke), op(histories::OpType::Ok)],
+        ..recorder::Record::default()
+    }
+}
+
+/// Runs the workload's final transaction on a fresh session, under a process id no client used.
+fn final_transaction(
+    config: &RunConfig,
+    shared: &Arc<Shared>,
+    records: &[recorder::Record],
+) -> anyhow::Result<recorder::Record> {
+    let process = records
+        .iter()
+        .flat_map(|r| &r.ops)
+        .filter_map(|op| match op.process {
+            histories::Process::Client(p) => Some(p + 1),
+            histories::Process::Nemesis => None,
+        })
+        .max()
+        .unwrap_or(config.clients as u64)
+        .max(config.clients as u64);
+    let session = config.system.connect().context("connecting for the final read")?;
+    let client = Client::new(
+        config.clients,
+        session,
+        Arc::clone(&config.system),
+        config.level,
+        Arc::clone(&config.workload),
+        Arc::clone(shared),
+    );
+    client.with_process(process).finish(FINAL_ATTEMPTS)
 }
 
 fn progress_bar(config: &RunConfig) -> indicatif::ProgressBar {

@@ -151,6 +151,31 @@ pub fn a_session_killed_while_idle_fails_its_next_begin(system: &dyn System, cau
     assert_eq!(list(system, &k(1)), vec![1], "what committed before the kill stays");
 }
 
+/// Records (YCSB's `usertable`): loaded by `prepare_records`, read whole, updated one field at a time;
+/// a rolled-back update leaves no trace; a missing record reads as none and updates nothing.
+pub fn records_round_trip(system: &dyn System) {
+    system.prepare(&[(k(1), 10)]).unwrap();
+    let user = |n: i64| Key::from(format!("user{n}").as_str());
+    let record = |byte: u8| (0..3).map(|f| vec![byte + f; 4]).collect::<Vec<Vec<u8>>>();
+    system.prepare_records(3, &[(user(1), record(b'a')), (user(2), record(b'x'))]).unwrap();
+    let mut s = begun(system, Level::Serializable);
+    assert_eq!(s.read_record(&user(1)).unwrap(), Some(record(b'a')));
+    assert_eq!(s.read_record(&user(3)).unwrap(), None);
+    assert!(s.update_field(&user(1), 2, b"zz").unwrap());
+    assert!(!s.update_field(&user(3), 0, b"zz").unwrap(), "no such record");
+    s.commit().unwrap();
+    let mut s = begun(system, Level::Serializable);
+    assert!(s.update_field(&user(2), 0, &[0, 255]).unwrap());
+    s.rollback().unwrap();
+    let mut s = begun(system, Level::Serializable);
+    let mut updated = record(b'a');
+    updated[2] = b"zz".to_vec();
+    assert_eq!(s.read_record(&user(1)).unwrap(), Some(updated));
+    assert_eq!(s.read_record(&user(2)).unwrap(), Some(record(b'x')), "the rolled-back update left no trace");
+    s.commit().unwrap();
+    assert_eq!(registers(system), rows([(1, 10)]), "records are not registers");
+}
+
 /// Predicate deletes and updates are one statement each and report what they saw and wrote: the shapes
 /// Hermitage's scripts use (`update test set value = value + 10`, `update ... set value = 12 where value
 /// = 10`, `delete from test where value = 20`).

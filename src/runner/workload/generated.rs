@@ -1,45 +1,13 @@
-//! Workloads as the runner sees them: a source of transactions, each with the micro-ops its invocation
-//! announces and a body that runs it on a session and returns the micro-ops it actually executed. The
-//! list-append and rw-register workloads draw their transactions from the `generators` crate; scenario
-//! workloads (bank, write skew) decide what to write from what they read, which is why a body, not a
-//! fixed list, runs a transaction. This module owns that interface and the two generated workloads.
+//! The generated workloads, Elle's list-append and rw-register: their transactions come from the
+//! `generators` crate as fixed lists of micro-ops, and a body only runs them and fills in what each read
+//! returned.
 
 use std::sync::Mutex;
 
-use adapters::{Session, TxnError};
 use generators::{ListAppend, Params, RwRegister};
-use histories::{Function, Key, Mop, Observed};
+use histories::{Function, Mop, Observed};
 
-/// Runs one transaction's statements on a session (between the runner's begin and commit), returning
-/// the micro-ops executed, with what each read returned.
-pub type Body = Box<dyn FnOnce(&mut dyn Session) -> Result<Vec<Mop>, TxnError> + Send>;
-
-/// One transaction to invoke.
-pub struct TxnPlan {
-    /// What the operation is called in the history.
-    pub f: Function,
-    /// The micro-ops the invocation announces (reads unknown).
-    pub invoke: Vec<Mop>,
-    /// How to run it.
-    pub body: Body,
-}
-
-/// A source of transactions for the clients.
-pub trait Workload: Send + Sync {
-    /// The workload's name (`list-append`, ...).
-    fn name(&self) -> &str;
-
-    /// Its parameters, for `run.json`.
-    fn parameters(&self) -> serde_json::Value;
-
-    /// Register rows the system must hold before the run.
-    fn initial_registers(&self) -> Vec<(Key, i64)> {
-        Vec::new()
-    }
-
-    /// The next transaction for `client`; `None` when the workload has no more.
-    fn next(&self, client: usize) -> Option<TxnPlan>;
-}
+use super::{TxnPlan, Workload};
 
 /// Elle's list-append workload: appends of unique values and whole-list reads.
 pub struct ListAppendWorkload {

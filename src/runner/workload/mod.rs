@@ -1,0 +1,89 @@
+//! Workloads as the runner sees them: a source of transactions, each with the micro-ops its invocation
+//! announces and a body that runs it on a session and returns the micro-ops it actually executed. The
+//! list-append and rw-register workloads draw their transactions from the `generators` crate; the
+//! scenario workloads (bank, write skew) decide what to write from what they read, which is why a body,
+//! not a fixed list, runs a transaction; YCSB-A measures throughput on byte records. This module owns
+//! that interface; each workload is its own module.
+
+mod bank;
+mod generated;
+mod hold;
+mod rng;
+mod write_skew;
+mod ycsb;
+
+use std::time::Duration;
+
+use adapters::{Record, Session, TxnError};
+use histories::{Function, Key, Mop};
+
+pub use bank::{Bank, BankMode, BankParams};
+pub use generated::{ListAppendWorkload, RwRegisterWorkload};
+pub use write_skew::WriteSkew;
+pub use ycsb::{ScrambledZipfian, YcsbA, YcsbParams};
+
+/// Runs one transaction's statements on a session (between the runner's begin and commit), returning
+/// the micro-ops executed, with what each read returned.
+pub type Body = Box<dyn FnOnce(&mut dyn Session) -> Result<Vec<Mop>, TxnError> + Send>;
+
+/// One transaction to invoke.
+pub struct TxnPlan {
+    /// What the operation is called in the history.
+    pub f: Function,
+    /// The micro-ops the invocation announces (reads unknown).
+    pub invoke: Vec<Mop>,
+    /// How to run it.
+    pub body: Body,
+}
+
+/// How long a workload's transactions hold, how many held, and for how long some transaction was
+/// holding: the measure behind the `fully-serialized` flag of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Holds {
+    /// How long each transaction sleeps inside, between its reads and its writes.
+    pub hold: Duration,
+    /// How many transactions reached their hold.
+    pub count: u64,
+    /// How long, in all, at least one transaction was holding (the union of the holds): about
+    /// `count * hold / clients` when clients hold at once, `count * hold` when they hold one at a time.
+    pub busy: Duration,
+}
+
+/// A source of transactions for the clients.
+pub trait Workload: Send + Sync {
+    /// The workload's name (`list-append`, ...).
+    fn name(&self) -> &str;
+
+    /// Its parameters, for `run.json`.
+    fn parameters(&self) -> serde_json::Value;
+
+    /// Register rows the system must hold before the run; the runner records them in the history as an
+    /// `init` operation.
+    fn initial_registers(&self) -> Vec<(Key, i64)> {
+        Vec::new()
+    }
+
+    /// The record table the system must hold before the run: fields per record, and the records.
+    fn initial_records(&self) -> Option<(usize, Vec<(Key, Record)>)> {
+        None
+    }
+
+    /// The next transaction for `client`; `None` when the workload has no more.
+    fn next(&self, client: usize) -> Option<TxnPlan>;
+
+    /// A transaction to run once every client has finished (a final read), recorded like the others.
+    fn final_plan(&self) -> Option<TxnPlan> {
+        None
+    }
+
+    /// The hold inside each transaction, if the workload holds.
+    fn holds(&self) -> Option<Holds> {
+        None
+    }
+
+    /// Why the dependency-graph check cannot read this workload's histories soundly (Elle infers version
+    /// orders from unique written values), or `None` when it can.
+    fn graph_check_unsound(&self) -> Option<&'static str> {
+        None
+    }
+}

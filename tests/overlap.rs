@@ -1,0 +1,78 @@
+//! `isocheck overlap` end to end: the engine holds its transactions at once and the `global-lock` defect
+//! one at a time; SQLite's single writer serializes them (and the report says that is its design);
+//! PostgreSQL runs them at once. Bounds are loose: four 100 ms holds take about 100 ms at once and 400 ms
+//! one at a time.
+
+mod util;
+
+use serde_json::Value;
+use util::{isocheck, pg_url};
+
+fn overlap(extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["overlap", "--rounds", "3", "--format", "json"];
+    args.extend_from_slice(extra);
+    let out = isocheck(&args, None);
+    let json = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {} {}", out.stdout, out.stderr));
+    (out.code, json)
+}
+
+fn elapsed(json: &Value) -> f64 {
+    json["elapsed_ms"].as_f64().unwrap()
+}
+
+#[test]
+fn the_engine_holds_four_transactions_at_once() {
+    let (code, json) = overlap(&[]);
+    assert_eq!(code, 0);
+    assert_eq!(json["verdict"], "concurrent", "{json}");
+    assert!((95.0..150.0).contains(&elapsed(&json)), "{json}");
+    for field in ["db", "clients", "hold_ms", "rounds", "elapsed_ms", "ratio", "verdict"] {
+        assert!(!json[field].is_null(), "{field} in {json}");
+    }
+    assert_eq!(
+        (json["clients"].as_u64(), json["hold_ms"].as_u64(), json["rounds"].as_u64()),
+        (Some(4), Some(100), Some(3))
+    );
+    assert!(json["flags"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn global_lock_takes_four_holds_and_is_flagged() {
+    let (code, json) = overlap(&["--defect", "global-lock"]);
+    assert_eq!(code, 0, "a flag alone does not fail the command");
+    assert_eq!(json["verdict"], "serialized", "{json}");
+    assert!((380.0..700.0).contains(&elapsed(&json)), "about 4 x 100 ms: {json}");
+    assert!(json["ratio"].as_f64().unwrap() >= 3.8);
+    assert_eq!(json["flags"][0]["name"], "fully-serialized");
+    assert_eq!(json["flags"][0]["figures"]["documented"], false);
+    let (code, _) = overlap(&["--defect", "global-lock", "--fail-on", "flags", "--hold-ms", "20"]);
+    assert_eq!(code, 1, "--fail-on flags fails it");
+    let text = isocheck(&["overlap", "--defect", "global-lock", "--rounds", "1", "--hold-ms", "20"], None);
+    assert!(text.stdout.contains("Verdict: serialized"), "{}", text.stdout);
+    assert!(text.stdout.contains("Warning: fully-serialized"), "{}", text.stdout);
+}
+
+#[test]
+fn sqlite_serializes_writers_by_design_and_says_so() {
+    let (code, json) = overlap(&["--db", "sqlite"]);
+    assert_eq!(code, 0);
+    assert_eq!(json["verdict"], "serialized", "{json}");
+    assert!(elapsed(&json) >= 300.0, "{json}");
+    assert!(json["note"].as_str().unwrap().contains("SQLite's documented design"), "{json}");
+    assert_eq!(json["flags"][0]["figures"]["documented"], true);
+}
+
+#[test]
+fn postgres_holds_transactions_at_once() {
+    let Some(url) = pg_url("postgres_holds_transactions_at_once") else { return };
+    let (code, json) = overlap(&["--db", "postgres", "--url", &url]);
+    assert_eq!(code, 0);
+    assert_eq!(json["verdict"], "concurrent", "{json}");
+    assert!(elapsed(&json) < 150.0, "{json}");
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    assert_eq!(isocheck(&["overlap", "--clients", "0"], None).code, 2);
+    assert_eq!(isocheck(&["overlap", "--db", "sqlite", "--defect", "global-lock"], None).code, 2);
+}
