@@ -53,6 +53,12 @@ pub enum Command {
     ///
     /// Exit code: 0 when it ran (whatever the matrix shows), 2 for bad input or an unreachable system.
     Hermitage(HermitageArgs),
+    /// Run the same workload and seed against several systems and levels, several rounds each, and
+    /// report them side by side: commits, aborts by cause, throughput (and its ratio to SQLite's), latency,
+    /// anomalies, flags and the overlap verdict.
+    ///
+    /// Exit code: 0 when it ran (whatever it found), 2 for bad input or an unreachable system.
+    Compare(CompareArgs),
 }
 
 /// Flags of `isocheck check`.
@@ -462,4 +468,70 @@ pub enum MatrixFormat {
     Markdown,
     /// A self-contained HTML page.
     Html,
+}
+
+/// Flags of `isocheck compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The systems, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DbName::Engine, DbName::Sqlite])]
+    pub db: Vec<DbName>,
+
+    /// PostgreSQL's connection URL.
+    #[arg(long, env = "ISOCHECK_PG_URL", hide_env_values = true)]
+    pub url: Option<String>,
+
+    /// The levels, comma-separated; a level a system lacks is shown as such.
+    #[arg(long, value_delimiter = ',', default_values_t = [Level::ReadCommitted, Level::SnapshotIsolation, Level::Serializable])]
+    pub isolation: Vec<Level>,
+
+    /// What every run runs.
+    #[arg(long, value_enum, default_value_t = RunWorkloadName::ListAppend)]
+    pub workload: RunWorkloadName,
+
+    /// Clients per run (and per overlap round).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub clients: u16,
+
+    /// Transactions per run.
+    #[arg(long, default_value_t = 2000)]
+    pub txns: u64,
+
+    /// Runs (and overlap rounds) per system and level.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..))]
+    pub rounds: u16,
+
+    /// The seed of the transaction stream, the same for every run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// A planted engine defect, for the engine's rows.
+    #[arg(long, value_name = "NAME")]
+    pub defect: Option<String>,
+
+    /// How long each overlap client holds its transaction open, in milliseconds.
+    #[arg(long, default_value_t = 100)]
+    pub hold_ms: u64,
+
+    /// Skip the overlap test.
+    #[arg(long)]
+    pub no_overlap: bool,
+
+    #[command(flatten)]
+    pub shape: ShapeFlags,
+
+    #[command(flatten)]
+    pub scenario: ScenarioFlags,
+
+    /// SQLite only: how transactions begin.
+    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
+    pub sqlite_begin: SqliteBegin,
+
+    /// Also write comparison.json, report.md and report.html to this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = MatrixFormat::Text)]
+    pub format: MatrixFormat,
 }

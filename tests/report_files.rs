@@ -63,7 +63,7 @@ fn the_html_report_of_a_run_with_an_anomaly_opens_in_chromium_without_errors() {
     let Some(chromium) = chromium("the_html_report_of_a_run_with_an_anomaly_opens_in_chromium_without_errors") else {
         return;
     };
-    let (code, json, dir) = util::run_json(&["--defect", "ssi-off", "--txns", "2000"]);
+    let (code, json, dir) = util::run_json(&["--defect", "ssi-off"]);
     assert_eq!(code, 1, "{json}");
     let report = dir.path().join("run/report.html");
     let page = open_in_chromium(&chromium, &report);

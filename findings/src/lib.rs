@@ -36,6 +36,7 @@
 
 mod activity;
 pub mod chart;
+pub mod comparison;
 mod cycle_layout;
 mod cycle_svg;
 mod dot;

@@ -2,6 +2,7 @@
 //! means bad input or usage (exit 2).
 
 mod check;
+mod compare;
 mod hermitage;
 mod overlap;
 mod run;
@@ -16,5 +17,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Run(args) => run::run(&args),
         Command::Overlap(args) => overlap::run(&args),
         Command::Hermitage(args) => hermitage::run(&args),
+        Command::Compare(args) => compare::run(&args),
     }
 }

@@ -17,7 +17,7 @@ use checker::{CheckResult, Options};
 use generators::{KeyDist, Params};
 use serde_json::json;
 
-use crate::cli::{self, FailOn, NemesisName, OutputFormat, RunArgs, RunWorkloadName};
+use crate::cli::{self, FailOn, NemesisName, OutputFormat, RunArgs, RunWorkloadName, ScenarioFlags, ShapeFlags};
 use crate::exit;
 use isocheck::runner::nemesis::Fault;
 use isocheck::runner::workload::{
@@ -72,20 +72,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         outcome.elapsed.as_secs_f64(),
         models.join(", ")
     );
-    let fallback = workload.name() != "list-append";
-    let unsound = workload.graph_check_unsound();
-    let (mut result, graph_check) =
-        super::check::check_with_invariants(&outcome.history, &options, workload.name(), unsound, fallback)?;
-    result.flags.extend(timing::zero_abort_under_contention(&outcome.history, args.isolation.promised_model()));
-    if let Some(holds) = workload.holds() {
-        let timing = HoldTiming {
-            clients: usize::from(args.clients),
-            hold: holds.hold,
-            holds: holds.count,
-            elapsed: holds.busy,
-        };
-        result.flags.extend(timing::fully_serialized(&timing, "run", serialized_by_design(system.as_ref())));
-    }
+    let (result, graph_check) =
+        judge(&outcome, workload.as_ref(), &options, args.isolation, usize::from(args.clients), system.as_ref())?;
     let mut summary = summary(args, system.as_ref(), workload.as_ref(), &outcome, &out_dir, started_at);
     if let Some(object) = summary.as_object_mut() {
         object.insert("graph_check".into(), json!(graph_check.describe()));
@@ -101,6 +89,28 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
     Ok(exit_code(&result, &args.fail_on))
+}
+
+/// A run's verdict: its history checked (invariants and, where sound, the dependency graph), with the
+/// flags its timing raises. Every command that runs a workload judges it so.
+pub fn judge(
+    outcome: &RunOutcome,
+    workload: &dyn Workload,
+    options: &Options,
+    level: adapters::Level,
+    clients: usize,
+    system: &dyn System,
+) -> anyhow::Result<(CheckResult, checker::invariants::GraphCheck)> {
+    let fallback = workload.name() != "list-append";
+    let unsound = workload.graph_check_unsound();
+    let (mut result, graph_check) =
+        super::check::check_with_invariants(&outcome.history, options, workload.name(), unsound, fallback)?;
+    result.flags.extend(timing::zero_abort_under_contention(&outcome.history, level.promised_model()));
+    if let Some(holds) = workload.holds() {
+        let timing = HoldTiming { clients, hold: holds.hold, holds: holds.count, elapsed: holds.busy };
+        result.flags.extend(timing::fully_serialized(&timing, "run", serialized_by_design(system)));
+    }
+    Ok((result, graph_check))
 }
 
 /// The verdict's exit code; with `--fail-on flags`, a flag makes it 1.
@@ -145,7 +155,17 @@ pub fn open_system(args: &RunArgs) -> anyhow::Result<Arc<dyn System>> {
 }
 
 fn workload(args: &RunArgs) -> anyhow::Result<Arc<dyn Workload>> {
-    let shape = &args.shape;
+    workload_for(args.workload, &args.shape, &args.scenario, args.seed, usize::from(args.clients))
+}
+
+/// The workload these flags describe; every command that runs one shares this.
+pub fn workload_for(
+    kind: RunWorkloadName,
+    shape: &ShapeFlags,
+    scenario: &ScenarioFlags,
+    seed: u64,
+    clients: usize,
+) -> anyhow::Result<Arc<dyn Workload>> {
     let key_dist = KeyDist::parse(&shape.key_dist).with_context(|| {
         format!("unknown --key-dist {:?}: expected uniform, exponential or zipfian", shape.key_dist)
     })?;
@@ -157,16 +177,14 @@ fn workload(args: &RunArgs) -> anyhow::Result<Arc<dyn Workload>> {
         key_dist,
         ..Params::default()
     };
-    let scenario = &args.scenario;
-    let clients = usize::from(args.clients);
-    let holds = matches!(args.workload, RunWorkloadName::Bank | RunWorkloadName::WriteSkew);
+    let holds = matches!(kind, RunWorkloadName::Bank | RunWorkloadName::WriteSkew);
     if scenario.hold.is_some() && !holds {
         bail!("--hold applies to the bank and write-skew workloads");
     }
     let hold = scenario.hold.unwrap_or_default();
-    Ok(match args.workload {
-        RunWorkloadName::ListAppend => Arc::new(ListAppendWorkload::new(params, args.seed)?),
-        RunWorkloadName::RwRegister => Arc::new(RwRegisterWorkload::new(params, args.seed)?),
+    Ok(match kind {
+        RunWorkloadName::ListAppend => Arc::new(ListAppendWorkload::new(params, seed)?),
+        RunWorkloadName::RwRegister => Arc::new(RwRegisterWorkload::new(params, seed)?),
         RunWorkloadName::Bank => {
             let mode = match scenario.bank_mode {
                 cli::BankMode::Withdraw => BankMode::Withdraw,
@@ -174,16 +192,16 @@ fn workload(args: &RunArgs) -> anyhow::Result<Arc<dyn Workload>> {
             };
             let params =
                 BankParams { mode, accounts: scenario.accounts, total: scenario.total, amount: scenario.amount, hold };
-            Arc::new(Bank::new(params, args.seed, clients)?)
+            Arc::new(Bank::new(params, seed, clients)?)
         }
-        RunWorkloadName::WriteSkew => Arc::new(WriteSkew::new(scenario.doctors, hold, args.seed, clients)?),
+        RunWorkloadName::WriteSkew => Arc::new(WriteSkew::new(scenario.doctors, hold, seed, clients)?),
         RunWorkloadName::YcsbA => {
             let params = YcsbParams {
                 records: scenario.records,
                 fields: usize::from(scenario.fields),
                 field_len: scenario.field_length as usize,
             };
-            Arc::new(YcsbA::new(params, args.seed, clients)?)
+            Arc::new(YcsbA::new(params, seed, clients)?)
         }
     })
 }

@@ -1,0 +1,231 @@
+//! `isocheck compare`: the same workload and seed on several systems and levels, several rounds each,
+//! then one side-by-side report (`findings::comparison`). Rounds are interleaved (round 1 on every
+//! system and level, then round 2, ...) so a ratio to SQLite compares runs made under the same load.
+//! Each run is checked against the model its level promises; the overlap test runs once per system and
+//! level with as many rounds.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use adapters::{Level, LevelSupport, System};
+use anyhow::Context;
+use checker::timing;
+use checker::{Options, Validity};
+use findings::comparison::{Comparison, ComparisonRow, OverlapCell, Percentiles};
+use histories::{History, OpType};
+use isocheck::runner::overlap::{self, OverlapConfig};
+use isocheck::runner::{self, Limit, RunConfig};
+
+use crate::cli::{CompareArgs, DbName, MatrixFormat};
+use crate::exit;
+
+/// What the rounds of one system and level gathered.
+#[derive(Default)]
+struct Tally {
+    verdict: Option<Validity>,
+    commits: u64,
+    txns: u64,
+    causes: BTreeMap<String, u64>,
+    tps: Vec<f64>,
+    ratios: Vec<f64>,
+    latencies: Vec<Percentiles>,
+    anomalies: BTreeSet<String>,
+    flags: BTreeSet<String>,
+}
+
+pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
+    let defect = args.defect.as_deref().map(str::parse::<engine::Defect>).transpose()?;
+    let mut systems: Vec<(String, Arc<dyn System>)> = Vec::new();
+    for &db in &args.db {
+        let system =
+            super::systems::open(db, args.url.as_deref(), defect.filter(|_| db == DbName::Engine), args.sqlite_begin)?;
+        let label = match (db, defect) {
+            (DbName::Engine, Some(d)) => format!("engine ({d})"),
+            _ => super::systems::db_name(db).to_string(),
+        };
+        systems.push((label, system));
+    }
+    let clients = usize::from(args.clients);
+    let cells: Vec<(usize, Level)> =
+        (0..systems.len()).flat_map(|s| args.isolation.iter().map(move |&l| (s, l))).collect();
+    let mut tallies: Vec<Tally> = cells.iter().map(|_| Tally::default()).collect();
+    let runnable = |(s, l): (usize, Level)| systems[s].1.level(l).is_runnable();
+    let progress = isocheck::progress::rounds(
+        u64::from(args.rounds) * cells.iter().filter(|c| runnable(**c)).count() as u64,
+        "compare",
+    );
+    for round in 0..args.rounds {
+        let mut round_tps: BTreeMap<(usize, Level), f64> = BTreeMap::new();
+        for (i, &(s, level)) in cells.iter().enumerate() {
+            if !runnable((s, level)) {
+                continue;
+            }
+            let (label, system) = &systems[s];
+            let (tps, verdict) = one_run(args, system, level, clients, &mut tallies[i])
+                .with_context(|| format!("round {} on {label} at {level}", round + 1))?;
+            round_tps.insert((s, level), tps);
+            let worst = tallies[i].verdict.map_or(verdict, |v| worse(v, verdict));
+            tallies[i].verdict = Some(worst);
+            progress.inc(1);
+        }
+        let sqlite = systems.iter().position(|(label, _)| label == "sqlite");
+        for (i, &(s, level)) in cells.iter().enumerate() {
+            if let (Some(mine), Some(base)) =
+                (round_tps.get(&(s, level)), sqlite.and_then(|q| round_tps.get(&(q, level))))
+                && *base > 0.0
+            {
+                tallies[i].ratios.push(mine / base);
+            }
+        }
+    }
+    progress.finish_and_clear();
+    let mut rows = Vec::with_capacity(cells.len());
+    for (i, &(s, level)) in cells.iter().enumerate() {
+        let (label, system) = &systems[s];
+        let support = system.level(level);
+        let overlap = if args.no_overlap || !support.is_runnable() {
+            None
+        } else {
+            Some(overlap_cell(system, level, clients, args).with_context(|| format!("overlap on {label} at {level}"))?)
+        };
+        rows.push(row(label, level, &support, std::mem::take(&mut tallies[i]), overlap));
+    }
+    let comparison = Comparison {
+        workload: clap::ValueEnum::to_possible_value(&args.workload)
+            .map_or_else(String::new, |v| v.get_name().to_string()),
+        seed: args.seed,
+        clients,
+        txns_per_round: args.txns,
+        rounds: usize::from(args.rounds),
+        rows,
+    };
+    let report = match args.format {
+        MatrixFormat::Text => findings::comparison::comparison_text(&comparison),
+        MatrixFormat::Json => serde_json::to_string_pretty(&comparison)? + "\n",
+        MatrixFormat::Markdown => findings::comparison::comparison_markdown(&comparison),
+        MatrixFormat::Html => findings::comparison::comparison_html(&comparison),
+    };
+    std::io::stdout().lock().write_all(report.as_bytes())?;
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join("comparison.json"), serde_json::to_string_pretty(&comparison)?)?;
+        std::fs::write(dir.join("report.md"), findings::comparison::comparison_markdown(&comparison))?;
+        std::fs::write(dir.join("report.html"), findings::comparison::comparison_html(&comparison))?;
+        eprintln!("isocheck: wrote the comparison to {} (open {})", dir.display(), dir.join("report.html").display());
+    }
+    Ok(exit::VALID)
+}
+
+/// One run: its throughput, and its verdict against the model the level promises.
+fn one_run(
+    args: &CompareArgs,
+    system: &Arc<dyn System>,
+    level: Level,
+    clients: usize,
+    tally: &mut Tally,
+) -> anyhow::Result<(f64, Validity)> {
+    let workload = super::run::workload_for(args.workload, &args.shape, &args.scenario, args.seed, clients)?;
+    let config = RunConfig {
+        system: Arc::clone(system),
+        level,
+        workload: Arc::clone(&workload),
+        clients,
+        limit: Limit::Txns(args.txns),
+        progress: false,
+        nemesis: None,
+        record: true,
+    };
+    let outcome = runner::run(&config)?;
+    let options = Options::new(&[level.promised_model().to_string()], &[])?;
+    let (result, _) = super::run::judge(&outcome, workload.as_ref(), &options, level, clients, system.as_ref())?;
+    let txns = outcome.ok + outcome.fail + outcome.info;
+    let tps = txns as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
+    tally.commits += outcome.ok;
+    tally.txns += txns;
+    for (cause, n) in &outcome.causes {
+        *tally.causes.entry(cause.clone()).or_default() += n;
+    }
+    tally.tps.push(tps);
+    if let Some(p) = Percentiles::of(latencies(&outcome.history)) {
+        tally.latencies.push(p);
+    }
+    tally.anomalies.extend(result.anomaly_types.iter().cloned());
+    tally.anomalies.extend(result.invariants.iter().filter(|i| !i.holds).map(|i| i.name.clone()));
+    tally.flags.extend(result.flags.iter().map(|f| f.name.clone()));
+    Ok((tps, result.valid))
+}
+
+/// Committed transactions' latencies, invocation to completion, in nanoseconds.
+fn latencies(history: &History) -> Vec<i64> {
+    history
+        .transactions()
+        .filter(|t| t.outcome() == OpType::Ok)
+        .filter_map(|t| Some(t.completion?.time? - t.invoke.time?))
+        .collect()
+}
+
+fn overlap_cell(
+    system: &Arc<dyn System>,
+    level: Level,
+    clients: usize,
+    args: &CompareArgs,
+) -> anyhow::Result<OverlapCell> {
+    let hold = Duration::from_millis(args.hold_ms);
+    let config = OverlapConfig { level, clients, hold, rounds: usize::from(args.rounds) };
+    let outcome = overlap::measure(system, &config)?;
+    let median = outcome.median();
+    let verdict = timing::overlap_verdict(clients, clients as u64, hold, median);
+    Ok(OverlapCell {
+        verdict: verdict.name().to_string(),
+        elapsed_ms: (median.as_secs_f64() * 10_000.0).round() / 10.0,
+        ratio: (median.as_secs_f64() / hold.as_secs_f64() * 100.0).round() / 100.0,
+    })
+}
+
+fn worse(a: Validity, b: Validity) -> Validity {
+    let rank = |v: Validity| match v {
+        Validity::Valid => 0,
+        Validity::Unknown => 1,
+        Validity::Invalid => 2,
+    };
+    if rank(a) >= rank(b) { a } else { b }
+}
+
+fn median(mut xs: Vec<f64>) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    Some(xs[xs.len() / 2])
+}
+
+fn row(label: &str, level: Level, support: &LevelSupport, tally: Tally, overlap: Option<OverlapCell>) -> ComparisonRow {
+    let aborts: u64 = tally.causes.values().sum();
+    let latency = |f: fn(&Percentiles) -> f64| median(tally.latencies.iter().map(f).collect());
+    ComparisonRow {
+        db: label.to_string(),
+        isolation: level.to_string(),
+        as_run: match support {
+            LevelSupport::Native { name } => name.clone(),
+            LevelSupport::Mapped { to, .. } => format!("as {to}"),
+            LevelSupport::Unsupported { .. } => "not offered".to_string(),
+        },
+        level: support.describe(),
+        supported: support.is_runnable(),
+        verdict: tally.verdict.map_or("—", findings::page::validity_class).to_string(),
+        commits: tally.commits,
+        abort_rate: if tally.txns == 0 { 0.0 } else { aborts as f64 / tally.txns as f64 },
+        aborts_by_cause: tally.causes,
+        throughput_tps: median(tally.tps).unwrap_or(0.0).round(),
+        ratio_to_sqlite: median(tally.ratios).map(|r| (r * 100.0).round() / 100.0),
+        latency_ms: match (latency(|p| p.p50), latency(|p| p.p95), latency(|p| p.p99)) {
+            (Some(p50), Some(p95), Some(p99)) => Some(Percentiles { p50, p95, p99 }),
+            _ => None,
+        },
+        anomalies: tally.anomalies.into_iter().collect(),
+        flags: tally.flags.into_iter().collect(),
+        overlap,
+    }
+}
