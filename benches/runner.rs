@@ -7,7 +7,7 @@ use std::sync::Arc;
 use adapters::{EngineSystem, Level};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use generators::Params;
-use isocheck::runner::workload::ListAppendWorkload;
+use isocheck::runner::workload::GeneratedWorkload;
 use isocheck::runner::{Limit, RunConfig, run};
 
 const TXNS: u64 = 20_000;
@@ -17,7 +17,7 @@ fn config(record: bool) -> RunConfig {
     RunConfig {
         system: Arc::new(EngineSystem::new(None)),
         level: Level::Serializable,
-        workload: Arc::new(ListAppendWorkload::new(params, 1).expect("valid parameters")),
+        workload: Arc::new(GeneratedWorkload::list_append(params, 1).expect("valid parameters")),
         clients: 4,
         limit: Limit::Txns(TXNS),
         progress: false,

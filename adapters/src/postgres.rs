@@ -383,6 +383,16 @@ fn level_sql(level: Level) -> &'static str {
 }
 
 /// A row's column, or a fatal error if it does not decode.
+/// The values of a predicate's condition as statement parameters.
+fn sql_params(values: &[i64]) -> Vec<&(dyn ToSql + Sync)> {
+    values.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
+}
+
+/// The key in a row's first column.
+fn key_column(row: &Row) -> Result<Key, TxnError> {
+    key_of_text(column(row, 0)?)
+}
+
 fn column<'a, T: FromSql<'a>>(row: &'a Row, i: usize) -> Result<T, TxnError> {
     row.try_get(i).map_err(|e| TxnError::fatal("postgres-client", message(&e)))
 }
@@ -433,14 +443,8 @@ impl Session for PgConn {
     fn scan(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
         let (condition, values) = predicate_condition(predicate, |i| format!("${i}"));
         let sql = format!("SELECT k, v FROM {} WHERE {condition}", self.tables.registers);
-        let params: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-        let rows = self.query(sql, &params)?;
-        rows.iter()
-            .map(|row| {
-                let key: &str = column(row, 0)?;
-                Ok((key_of_text(key)?, column(row, 1)?))
-            })
-            .collect()
+        let rows = self.query(sql, &sql_params(&values))?;
+        rows.iter().map(|row| Ok((key_column(row)?, column(row, 1)?))).collect()
     }
 
     fn read_record(&mut self, key: &Key) -> Result<Option<Record>, TxnError> {
@@ -457,14 +461,8 @@ impl Session for PgConn {
     fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
         let (condition, values) = predicate_condition(predicate, |i| format!("${i}"));
         let sql = format!("DELETE FROM {} WHERE {condition} RETURNING k, v", self.tables.registers);
-        let params: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-        let rows = self.query(sql, &params)?;
-        rows.iter()
-            .map(|row| {
-                let key: &str = column(row, 0)?;
-                Ok((key_of_text(key)?, column(row, 1)?))
-            })
-            .collect()
+        let rows = self.query(sql, &sql_params(&values))?;
+        rows.iter().map(|row| Ok((key_column(row)?, column(row, 1)?))).collect()
     }
 
     fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
@@ -475,13 +473,11 @@ impl Session for PgConn {
         };
         values.insert(0, amount);
         let sql = format!("UPDATE {} SET v = {assign} WHERE {condition} RETURNING k, v", self.tables.registers);
-        let params: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-        let rows = self.query(sql, &params)?;
+        let rows = self.query(sql, &sql_params(&values))?;
         rows.iter()
             .map(|row| {
-                let key: &str = column(row, 0)?;
                 let new: i64 = column(row, 1)?;
-                Ok((key_of_text(key)?, change.value_seen(predicate, new)?, new))
+                Ok((key_column(row)?, change.value_seen(predicate, new)?, new))
             })
             .collect()
     }

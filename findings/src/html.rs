@@ -17,7 +17,7 @@ use crate::kind_style::{colour, meaning};
 use crate::page::{Cell, badge, document, facts_table, figure, json_text, para, table, validity_class};
 use crate::report::Report;
 use crate::text::verdict_word;
-use crate::timeline::{format_ns, timeline_svg};
+use crate::timeline::{first_invocation, span_text, timeline_svg};
 use crate::verdicts::{Outcome, verdicts};
 
 /// How many anomalies of one class the page shows in full (the rest are in findings.json).
@@ -351,16 +351,12 @@ pub fn anomaly_article(name: &str, n: usize, anomaly: &Anomaly) -> String {
 
 /// The transactions as the history recorded them.
 pub fn ops_table(ops: &[TxnView]) -> String {
-    let start = ops.iter().filter_map(|o| o.invoke_time).min();
+    let start = first_invocation(ops);
     let rows: Vec<Vec<Cell>> = ops
         .iter()
         .map(|op| {
             let mops: Vec<String> = op.value.iter().map(ToString::to_string).collect();
-            let when = match (start, op.invoke_time, op.complete_time) {
-                (Some(s), Some(a), Some(b)) => format!("{} → {}", format_ns(a - s), format_ns(b - s)),
-                (Some(s), Some(a), None) => format!("{} → ?", format_ns(a - s)),
-                _ => String::new(),
-            };
+            let when = span_text(start, op);
             vec![
                 Cell::Code(format!("T{}", op.index)),
                 Cell::Text(op.process.clone()),

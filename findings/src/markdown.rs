@@ -15,7 +15,7 @@ use crate::kind_style::colour;
 use crate::page::json_text;
 use crate::report::Report;
 use crate::text::verdict_word;
-use crate::timeline::format_ns;
+use crate::timeline::{first_invocation, format_ns, span_text};
 use crate::verdicts::{Outcome, verdicts};
 
 /// How many anomalies of one class the Markdown shows.
@@ -240,16 +240,12 @@ pub fn mermaid_cycle(cycle: &Cycle) -> String {
 
 /// The transactions as the history recorded them.
 pub fn ops_table(ops: &[TxnView]) -> String {
-    let start = ops.iter().filter_map(|o| o.invoke_time).min();
+    let start = first_invocation(ops);
     let rows: Vec<Vec<String>> = ops
         .iter()
         .map(|op| {
             let mops: Vec<String> = op.value.iter().map(ToString::to_string).collect();
-            let when = match (start, op.invoke_time, op.complete_time) {
-                (Some(s), Some(a), Some(b)) => format!("{} → {}", format_ns(a - s), format_ns(b - s)),
-                (Some(s), Some(a), None) => format!("{} → ?", format_ns(a - s)),
-                _ => String::new(),
-            };
+            let when = span_text(start, op);
             vec![
                 format!("T{}", op.index),
                 md(&op.process),

@@ -31,6 +31,21 @@ pub fn format_ns(ns: i64) -> String {
     format!("{text} {unit}")
 }
 
+/// The earliest invocation time among `ops`: the zero of their times as reports show them.
+pub fn first_invocation(ops: &[TxnView]) -> Option<i64> {
+    ops.iter().filter_map(|o| o.invoke_time).min()
+}
+
+/// When `op` ran, relative to `start`: `1.5 ms → 3 ms`, `1.5 ms → ?` when it never completed, and
+/// nothing for a history without times.
+pub fn span_text(start: Option<i64>, op: &TxnView) -> String {
+    match (start, op.invoke_time, op.complete_time) {
+        (Some(s), Some(a), Some(b)) => format!("{} → {}", format_ns(a - s), format_ns(b - s)),
+        (Some(s), Some(a), None) => format!("{} → ?", format_ns(a - s)),
+        _ => String::new(),
+    }
+}
+
 /// A tick spacing of 1, 2 or 5 times a power of ten giving at most `max` ticks over `span`.
 pub fn tick_step(span: f64, max: usize) -> f64 {
     let rough = (span / max.max(1) as f64).max(f64::MIN_POSITIVE);
@@ -48,7 +63,7 @@ fn fill(outcome: OpType) -> &'static str {
 
 /// The timeline of these transactions, or `None` if none has an invocation time.
 pub fn timeline_svg(title: &str, ops: &[TxnView]) -> Option<String> {
-    let start = ops.iter().filter_map(|o| o.invoke_time).min()?;
+    let start = first_invocation(ops)?;
     let end = ops.iter().flat_map(|o| [o.invoke_time, o.complete_time]).flatten().max()?;
     let span = ((end - start) as f64).max(1.0);
     let labels: Vec<String> = ops.iter().map(|o| format!("T{} p{}", o.index, o.process)).collect();

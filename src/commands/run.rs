@@ -21,7 +21,7 @@ use crate::cli::{self, FailOn, NemesisName, OutputFormat, RunArgs, RunWorkloadNa
 use crate::exit;
 use isocheck::runner::nemesis::Fault;
 use isocheck::runner::workload::{
-    Bank, BankMode, BankParams, ListAppendWorkload, RwRegisterWorkload, Workload, WriteSkew, YcsbA, YcsbParams,
+    Bank, BankMode, BankParams, GeneratedWorkload, Workload, WriteSkew, YcsbA, YcsbParams,
 };
 use isocheck::runner::{self, Limit, RunConfig, RunOutcome};
 
@@ -183,8 +183,8 @@ pub fn workload_for(
     }
     let hold = scenario.hold.unwrap_or_default();
     Ok(match kind {
-        RunWorkloadName::ListAppend => Arc::new(ListAppendWorkload::new(params, seed)?),
-        RunWorkloadName::RwRegister => Arc::new(RwRegisterWorkload::new(params, seed)?),
+        RunWorkloadName::ListAppend => Arc::new(GeneratedWorkload::list_append(params, seed)?),
+        RunWorkloadName::RwRegister => Arc::new(GeneratedWorkload::rw_register(params, seed)?),
         RunWorkloadName::Bank => {
             let mode = match scenario.bank_mode {
                 cli::BankMode::Withdraw => BankMode::Withdraw,

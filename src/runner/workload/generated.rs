@@ -1,112 +1,91 @@
 //! The generated workloads, Elle's list-append and rw-register: their transactions come from the
 //! `generators` crate as fixed lists of micro-ops, and a body only runs them and fills in what each read
-//! returned.
+//! returned. The two differ only in their stream and in what a read of a key returns (a list or a
+//! register), so one type serves both.
 
 use std::sync::Mutex;
 
-use generators::{ListAppend, Params, RwRegister};
+use adapters::{Session, TxnError};
+use generators::{InvalidParams, ListAppend, Params, RwRegister};
 use histories::{Function, Mop, Observed};
 
 use super::{TxnPlan, Workload};
 
-/// Elle's list-append workload: appends of unique values and whole-list reads.
-pub struct ListAppendWorkload {
-    params: Params,
-    seed: u64,
-    stream: Mutex<ListAppend>,
+/// Which of Elle's generated workloads, and so what a read returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Appends of unique values and whole-list reads.
+    ListAppend,
+    /// Writes of unique values and register reads.
+    RwRegister,
 }
 
-impl ListAppendWorkload {
-    /// A stream with these parameters and seed.
-    pub fn new(params: Params, seed: u64) -> anyhow::Result<ListAppendWorkload> {
-        Ok(ListAppendWorkload { params, seed, stream: Mutex::new(ListAppend::new(params, seed)?) })
+/// A workload whose transactions the `generators` crate draws: list-append or rw-register.
+pub struct GeneratedWorkload {
+    shape: Shape,
+    params: Params,
+    seed: u64,
+    stream: Mutex<Box<dyn Iterator<Item = Vec<Mop>> + Send>>,
+}
+
+impl GeneratedWorkload {
+    /// Elle's list-append stream with these parameters and seed.
+    pub fn list_append(params: Params, seed: u64) -> Result<GeneratedWorkload, InvalidParams> {
+        let stream = ListAppend::new(params, seed)?;
+        Ok(GeneratedWorkload { shape: Shape::ListAppend, params, seed, stream: Mutex::new(Box::new(stream)) })
+    }
+
+    /// Elle's rw-register stream with these parameters and seed.
+    pub fn rw_register(params: Params, seed: u64) -> Result<GeneratedWorkload, InvalidParams> {
+        let stream = RwRegister::new(params, seed)?;
+        Ok(GeneratedWorkload { shape: Shape::RwRegister, params, seed, stream: Mutex::new(Box::new(stream)) })
     }
 }
 
-impl Workload for ListAppendWorkload {
+impl Workload for GeneratedWorkload {
     fn name(&self) -> &str {
-        "list-append"
+        match self.shape {
+            Shape::ListAppend => "list-append",
+            Shape::RwRegister => "rw-register",
+        }
     }
 
     fn parameters(&self) -> serde_json::Value {
-        params_json(&self.params, self.seed)
+        serde_json::json!({
+            "key_count": self.params.key_count,
+            "min_txn_len": self.params.min_txn_len,
+            "max_txn_len": self.params.max_txn_len,
+            "max_writes_per_key": self.params.max_writes_per_key,
+            "key_dist": self.params.key_dist.name(),
+            "read_fraction": self.params.read_fraction,
+            "seed": self.seed,
+        })
     }
 
     fn next(&self, _client: usize) -> Option<TxnPlan> {
         let mops = self.stream.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next()?;
         let body_mops = mops.clone();
+        let shape = self.shape;
         Some(TxnPlan {
             f: Function::Txn,
             invoke: mops,
-            body: Box::new(move |session| {
-                body_mops
-                    .into_iter()
-                    .map(|mop| match mop {
-                        Mop::Append { key, value } => session.append(&key, value).map(|()| Mop::Append { key, value }),
-                        Mop::Read { key, .. } => {
-                            session.read_list(&key).map(|list| Mop::Read { key, value: Observed::List(list) })
-                        }
-                        other => Ok(other),
-                    })
-                    .collect()
-            }),
+            body: Box::new(move |session| body_mops.into_iter().map(|mop| executed(session, shape, mop)).collect()),
         })
     }
 }
 
-/// Elle's rw-register workload: writes of unique values and reads.
-pub struct RwRegisterWorkload {
-    params: Params,
-    seed: u64,
-    stream: Mutex<RwRegister>,
-}
-
-impl RwRegisterWorkload {
-    /// A stream with these parameters and seed.
-    pub fn new(params: Params, seed: u64) -> anyhow::Result<RwRegisterWorkload> {
-        Ok(RwRegisterWorkload { params, seed, stream: Mutex::new(RwRegister::new(params, seed)?) })
+/// The micro-op as executed: a write as announced, a read with what it returned.
+fn executed(session: &mut dyn Session, shape: Shape, mop: Mop) -> Result<Mop, TxnError> {
+    match mop {
+        Mop::Append { key, value } => session.append(&key, value).map(|()| Mop::Append { key, value }),
+        Mop::Write { key, value } => session.write(&key, value).map(|()| Mop::Write { key, value }),
+        Mop::Read { key, .. } => {
+            let value = match shape {
+                Shape::ListAppend => Observed::List(session.read_list(&key)?),
+                Shape::RwRegister => session.read(&key)?.map_or(Observed::Nil, Observed::Int),
+            };
+            Ok(Mop::Read { key, value })
+        }
+        other => Ok(other),
     }
-}
-
-impl Workload for RwRegisterWorkload {
-    fn name(&self) -> &str {
-        "rw-register"
-    }
-
-    fn parameters(&self) -> serde_json::Value {
-        params_json(&self.params, self.seed)
-    }
-
-    fn next(&self, _client: usize) -> Option<TxnPlan> {
-        let mops = self.stream.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next()?;
-        let body_mops = mops.clone();
-        Some(TxnPlan {
-            f: Function::Txn,
-            invoke: mops,
-            body: Box::new(move |session| {
-                body_mops
-                    .into_iter()
-                    .map(|mop| match mop {
-                        Mop::Write { key, value } => session.write(&key, value).map(|()| Mop::Write { key, value }),
-                        Mop::Read { key, .. } => {
-                            session.read(&key).map(|v| Mop::Read { key, value: v.map_or(Observed::Nil, Observed::Int) })
-                        }
-                        other => Ok(other),
-                    })
-                    .collect()
-            }),
-        })
-    }
-}
-
-fn params_json(params: &Params, seed: u64) -> serde_json::Value {
-    serde_json::json!({
-        "key_count": params.key_count,
-        "min_txn_len": params.min_txn_len,
-        "max_txn_len": params.max_txn_len,
-        "max_writes_per_key": params.max_writes_per_key,
-        "key_dist": params.key_dist.name(),
-        "read_fraction": params.read_fraction,
-        "seed": seed,
-    })
 }

@@ -18,7 +18,7 @@ use adapters::{Record, Session, TxnError};
 use histories::{Function, Key, Mop};
 
 pub use bank::{Bank, BankMode, BankParams};
-pub use generated::{ListAppendWorkload, RwRegisterWorkload};
+pub use generated::GeneratedWorkload;
 pub use write_skew::WriteSkew;
 pub use ycsb::{ScrambledZipfian, YcsbA, YcsbParams};
 
