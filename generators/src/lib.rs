@@ -11,9 +11,10 @@
 //!   whose concurrency agrees with that order: strict-serializable by construction, the ground truth
 //!   a checker's property tests start from.
 //! - [`strategies`] wraps both for proptest.
+//! - [`hermitage`] holds scripted interleavings, Hermitage's scenarios and any others, as data.
 //!
-//! This crate depends only on `histories`; it neither runs transactions against a system (the runner
-//! and adapters do) nor judges histories (the `checker` does).
+//! This crate depends only on `histories` among ours; it neither runs transactions against a system (the
+//! runner and adapters do) nor judges histories (the `checker` does).
 //!
 //! ```
 //! use generators::{ListAppend, Params, KeyDist};
@@ -34,6 +35,7 @@
 #![deny(missing_docs)]
 
 mod draw;
+pub mod hermitage;
 mod key_dist;
 mod list_append;
 mod params;
