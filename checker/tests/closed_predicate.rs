@@ -296,3 +296,22 @@ fn g_nonadjacent_through_a_phantom_and_an_item_anti_dependency() {
     let h = together(&[("x", 10)], vec![a, b, c, d]);
     assert_eq!(summary(&check_models(&h, &["snapshot-isolation"])), (Valid, vec![], vec![]));
 }
+
+#[test]
+fn a_read_overwritten_by_a_transaction_that_wrote_the_key_twice_is_an_anti_dependency_on_it() {
+    // Write skew where T5 writes x twice: T4 read x's initial version, which T5's first write (an
+    // intermediate version) overwrote; T5's final version is the next one others can see. T4 -rw-> T5
+    // all the same.
+    let t4 = txn(0, vec![rread("x", Some(10)), rread("y", Some(20)), write("y", 21)]);
+    let t5 = txn(1, vec![rread("x", Some(10)), rread("y", Some(20)), write("x", 11), write("x", 12)]);
+    let h = together(&[("x", 10), ("y", 20)], vec![t4, t5]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G2-item"], vec!["repeatable-read"]));
+    let cycle = only_cycle(&r, "G2-item");
+    assert_eq!(steps(cycle), vec![(4, "rw", "x".into(), 5), (5, "rw", "y".into(), 4)]);
+    // Near miss: T4 read T5's final x, so T5 precedes T4 on x; only T4's write of y follows T5's read.
+    let t4 = txn(0, vec![rread("x", Some(12)), rread("y", Some(20)), write("y", 21)]);
+    let t5 = txn(1, vec![rread("x", Some(10)), rread("y", Some(20)), write("x", 11), write("x", 12)]);
+    let h = together(&[("x", 10), ("y", 20)], vec![t5, t4]);
+    assert_eq!(summary(&check_models(&h, &["serializable"])), (Valid, vec![], vec![]));
+}

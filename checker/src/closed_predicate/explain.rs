@@ -80,7 +80,7 @@ impl<'a, 'h> ClosedPredicateExplainer<'a, 'h> {
         self.reads(from).find_map(|(k, v)| {
             let kv = &self.index.keys[k as usize];
             let next = kv.after(v)?;
-            (kv.writer[next] == to).then(|| {
+            (kv.installer[next] == to).then(|| {
                 let key = self.key(k);
                 let read = match v {
                     Version::Value(x) => format!("{a} read key {key} = {x}"),

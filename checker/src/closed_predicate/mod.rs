@@ -11,7 +11,8 @@
 //!
 //! Edges, as Elle's `ww-graph`, `wr-graph` and `rw-graph`: `ww` from the writer of a version to the
 //! writer of the next; `wr` from a version's writer to each item read of it; `rw` from each item read of a
-//! version to the writer of the next one; `wrp` from the writer of each version in a predicate read's
+//! version to the writer of the next one (the transaction that installed it, even as an intermediate
+//! version of its own); `wrp` from the writer of each version in a predicate read's
 //! version set to the reader; and `rwp` from the reader to the writer of every later version that changes
 //! whether the predicate matches. A cycle with an `rwp` edge is `G-single`, `G-nonadjacent` or `G2`
 //! proper. Where we differ from Elle: plain writes (`w`) have `ww` edges too (Elle's `ww-graph` matches
@@ -281,10 +282,12 @@ impl<'h> Index<'h> {
                         if let Some(w) = kv.position(v).map(|p| kv.writer[p as usize]).filter(|&w| w != NO_TXN) {
                             edges.add(w, t, Kind::Wr);
                         }
+                        // Whoever installed the next version overwrote this one, even when that was not
+                        // its last write of the key: its own final version comes later still.
                         if let Some(next) = kv.after(v)
-                            && kv.writer[next] != NO_TXN
+                            && kv.installer[next] != NO_TXN
                         {
-                            edges.add(t, kv.writer[next], Kind::Rw);
+                            edges.add(t, kv.installer[next], Kind::Rw);
                         }
                     }
                     (None, Mop::PredicateRead { predicate, .. }) => {
