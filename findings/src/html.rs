@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use checker::{Anomaly, Kind, TxnView};
+use checker::{Anomaly, Cycle, Kind, TxnView};
 
 use crate::chart::{FAIL_COLOUR, activity_chart, bar_chart};
 use crate::cycle_svg::{cycle_svg, step_label};
@@ -16,6 +16,7 @@ use crate::escape::Xml;
 use crate::kind_style::{colour, meaning};
 use crate::page::{Cell, badge, document, facts_table, figure, json_text, para, table, validity_class};
 use crate::report::Report;
+use crate::reproduction;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, span_text, timeline_svg};
 use crate::verdicts::{Outcome, verdicts};
@@ -345,8 +346,34 @@ pub fn anomaly_article(name: &str, n: usize, anomaly: &Anomaly) -> String {
     if !anomaly.ops().is_empty() {
         out.push_str(&ops_table(anomaly.ops()));
     }
+    if let Some(cycle) = anomaly.as_cycle() {
+        out.push_str(&replay_html(name, n, cycle));
+    }
     out.push_str("</article>\n");
     out
+}
+
+/// The cycle's step-by-step replay (`cycles/NAME-N.toml`), or why there is none.
+fn replay_html(name: &str, n: usize, cycle: &Cycle) -> String {
+    let scenario = match reproduction::reproduction(name, n, cycle) {
+        Ok(scenario) => scenario,
+        Err(why) => {
+            return format!("<p class=\"muted replay\">No step-by-step replay: {}.</p>\n", Xml(&why.to_string()));
+        }
+    };
+    let rows: Vec<Vec<Cell>> = reproduction::statements(&scenario)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (session, sql))| vec![Cell::Text((i + 1).to_string()), Cell::Text(session), Cell::Code(sql)])
+        .collect();
+    format!(
+        "<details class=\"replay\"><summary>Replay step by step: <code>cycles/{}.toml</code></summary>\n<p>{}. Table <code>test</code> before: {}. From this directory: <code>{}</code></p>\n{}</details>\n",
+        Xml(&scenario.name),
+        Xml(&scenario.title),
+        Xml(&reproduction::rows_text(&scenario)),
+        Xml(&reproduction::replay_command(&scenario)),
+        table("replay", &["step", "session", "statement"], &rows)
+    )
 }
 
 /// The transactions as the history recorded them.

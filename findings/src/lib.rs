@@ -49,6 +49,7 @@ pub mod markdown;
 mod out_dir;
 pub mod page;
 mod report;
+pub mod reproduction;
 mod run_summary;
 pub mod svg;
 mod text;

@@ -14,6 +14,7 @@ use crate::escape::{markdown as md, markdown_code_block, mermaid};
 use crate::kind_style::colour;
 use crate::page::json_text;
 use crate::report::Report;
+use crate::reproduction;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, format_ns, span_text};
 use crate::verdicts::{Outcome, verdicts};
@@ -216,7 +217,32 @@ pub fn anomaly_markdown(name: &str, n: usize, anomaly: &Anomaly) -> String {
         out.push('\n');
         out.push_str(&ops_table(anomaly.ops()));
     }
+    if let Some(cycle) = anomaly.as_cycle() {
+        out.push('\n');
+        out.push_str(&replay_markdown(name, n, cycle));
+    }
     out
+}
+
+/// The cycle's step-by-step replay (`cycles/NAME-N.toml`), or why there is none.
+fn replay_markdown(name: &str, n: usize, cycle: &Cycle) -> String {
+    let scenario = match reproduction::reproduction(name, n, cycle) {
+        Ok(scenario) => scenario,
+        Err(why) => return format!("No step-by-step replay: {}.\n", md(&why.to_string())),
+    };
+    let rows: Vec<Vec<String>> = reproduction::statements(&scenario)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (session, sql))| vec![(i + 1).to_string(), md(&session), code(&sql)])
+        .collect();
+    format!(
+        "<details><summary>Replay step by step: cycles/{}.toml</summary>\n\n{}. Table `test` before: {}. From this directory: {}\n\n{}\n</details>\n",
+        md(&scenario.name),
+        md(&scenario.title),
+        md(&reproduction::rows_text(&scenario)),
+        code(&reproduction::replay_command(&scenario)),
+        table(&["step", "session", "statement"], &rows)
+    )
 }
 
 /// A cycle as a Mermaid flowchart: boxes for transactions, arrows labelled with kind and key,

@@ -1,7 +1,8 @@
 //! The files a run or check leaves in `--out DIR`: `findings.json` (the whole result), `report.html`,
 //! `report.md`, `junit.xml`, and under `cycles/` one DOT file and one SVG picture per reported cycle,
-//! named after its class and number. The SVG is drawn in process, or by Graphviz when asked for and
-//! installed.
+//! named after its class and number, and where the cycle can be replayed, its replay as a scenario file
+//! for `isocheck hermitage --scenario-dir`. The SVG is drawn in process, or by Graphviz when asked for
+//! and installed.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -64,6 +65,10 @@ pub fn write_report(dir: &Path, report: &Report<'_>, options: &OutOptions) -> io
                 };
                 write(&format!("{stem}.dot"), dot)?;
                 write(&format!("{stem}.svg"), svg)?;
+                match crate::reproduction::reproduction(name, i + 1, cycle) {
+                    Ok(scenario) => write(&format!("{stem}.toml"), scenario.to_string())?,
+                    Err(why) => log::info!("{name} #{} has no step-by-step replay: {why}", i + 1),
+                }
             }
         }
     }

@@ -23,13 +23,49 @@ pub struct Scenario {
     pub title: String,
     /// The anomaly the checker looks for (Elle's name; umbrella classes allowed).
     pub probe: String,
-    /// Sessions whose transactions the anomaly must involve; empty for all.
+    /// Whose transactions the anomaly must involve.
     #[serde(default)]
-    pub involving: Vec<usize>,
+    pub involving: Involving,
     /// The table before the scenario: key, value.
     pub rows: Vec<(i64, i64)>,
     /// The steps, in order.
     pub steps: Vec<Step>,
+}
+
+/// Whose transactions an anomaly must involve to count: in a file, `involving` absent (all sessions), a
+/// list of sessions, or `"any"` (an anomaly among any of them counts, as when a replayed cycle may recur
+/// shorter).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(try_from = "InvolvingText")]
+pub enum Involving {
+    /// Every session's.
+    #[default]
+    All,
+    /// These sessions'.
+    Sessions(Vec<usize>),
+    /// Any.
+    Any,
+}
+
+/// `involving` as a file writes it.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum InvolvingText {
+    Sessions(Vec<usize>),
+    Word(String),
+}
+
+impl TryFrom<InvolvingText> for Involving {
+    type Error = String;
+
+    fn try_from(text: InvolvingText) -> Result<Involving, String> {
+        match text {
+            InvolvingText::Sessions(sessions) if sessions.is_empty() => Ok(Involving::All),
+            InvolvingText::Sessions(sessions) => Ok(Involving::Sessions(sessions)),
+            InvolvingText::Word(word) if word == "any" => Ok(Involving::Any),
+            InvolvingText::Word(word) => Err(format!("involving is a list of sessions or \"any\", not {word:?}")),
+        }
+    }
 }
 
 /// One step: a session and what it does.
@@ -222,7 +258,9 @@ impl Scenario {
         if let Some(s) = (1..open.len()).find(|&s| open[s]) {
             return Err(format!("session {s} never commits or rolls back"));
         }
-        if self.involving.iter().any(|&s| s == 0 || s > self.sessions()) {
+        if let Involving::Sessions(sessions) = &self.involving
+            && sessions.iter().any(|&s| s == 0 || s > self.sessions())
+        {
             return Err("involving names a session the scenario does not have".to_string());
         }
         Ok(())
@@ -327,9 +365,13 @@ impl fmt::Display for Scenario {
         writeln!(f, "column = {}", toml_string(&self.column))?;
         writeln!(f, "title = {}", toml_string(&self.title))?;
         writeln!(f, "probe = {}", toml_string(&self.probe))?;
-        if !self.involving.is_empty() {
-            let sessions: Vec<String> = self.involving.iter().map(ToString::to_string).collect();
-            writeln!(f, "involving = [{}]", sessions.join(", "))?;
+        match &self.involving {
+            Involving::All => {}
+            Involving::Sessions(sessions) => {
+                let sessions: Vec<String> = sessions.iter().map(ToString::to_string).collect();
+                writeln!(f, "involving = [{}]", sessions.join(", "))?;
+            }
+            Involving::Any => writeln!(f, "involving = \"any\"")?,
         }
         let rows: Vec<String> = self.rows.iter().map(|(k, v)| format!("[{k}, {v}]")).collect();
         writeln!(f, "rows = [{}]", rows.join(", "))?;
@@ -353,7 +395,7 @@ mod tests {
             assert!(scenarios.iter().any(|s| s.column == column), "no scenario for {column}");
         }
         let otv = scenarios.iter().find(|s| s.name == "OTV").unwrap();
-        assert_eq!((otv.sessions(), otv.involving.clone()), (3, vec![1, 3]));
+        assert_eq!((otv.sessions(), otv.involving.clone()), (3, Involving::Sessions(vec![1, 3])));
         let pmp_write = scenarios.iter().find(|s| s.name == "PMP-write").unwrap();
         assert_eq!(
             pmp_write.steps[2].action,
@@ -410,6 +452,11 @@ mod tests {
         assert!(e.to_string().contains("never commits"), "{e}");
         let e = parse(&format!("{base}steps = [{{ s = 1, do = \"frobnicate\" }}]"), "x.toml").unwrap_err();
         assert!(e.to_string().starts_with("x.toml: "), "{e}");
+        let any = parse(&format!("{base}involving = \"any\"\nsteps = []"), "x.toml").unwrap();
+        assert_eq!(any.involving, Involving::Any);
+        assert_eq!(parse(&any.to_string(), "x.toml").unwrap(), any);
+        let e = parse(&format!("{base}involving = \"some\"\nsteps = []"), "x.toml").unwrap_err();
+        assert!(e.to_string().contains("involving is a list of sessions or \"any\", not \"some\""), "{e}");
         let bad_column = base.replace("column = \"G0\"", "column = \"G9\"") + "steps = []";
         assert!(parse(&bad_column, "x.toml").unwrap_err().to_string().contains("not one of Hermitage's"));
         let e = from_dir(Path::new("/nonexistent/scenarios")).unwrap_err();

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::bail;
-pub use generators::hermitage::{Action, COLUMNS, Scenario, Step};
+pub use generators::hermitage::{Action, COLUMNS, Involving, Scenario, Step};
 
 /// The bundled scenarios.
 pub fn bundled() -> anyhow::Result<Vec<Scenario>> {

@@ -8,7 +8,7 @@ use adapters::Failure;
 use histories::OpType;
 use serde::Serialize;
 
-use super::scenario::Scenario;
+use super::scenario::{Involving, Scenario};
 use super::step_runner::Execution;
 
 /// A cell of the matrix.
@@ -46,10 +46,12 @@ pub struct Cell {
 pub fn cell(db: &str, isolation: &str, scenario: &Scenario, execution: &Execution) -> anyhow::Result<Cell> {
     let options = checker::Options::new(&[], std::slice::from_ref(&scenario.probe))?;
     let result = checker::check(&execution.history, &options)?;
-    let involved: Vec<u64> = if scenario.involving.is_empty() {
-        execution.transactions.values().map(|t| t.0).collect()
-    } else {
-        scenario.involving.iter().filter_map(|s| execution.transactions.get(s).map(|t| t.0)).collect()
+    let involved: Vec<u64> = match &scenario.involving {
+        Involving::All => execution.transactions.values().map(|t| t.0).collect(),
+        Involving::Sessions(sessions) => {
+            sessions.iter().filter_map(|s| execution.transactions.get(s).map(|t| t.0)).collect()
+        }
+        Involving::Any => Vec::new(),
     };
     let prohibited = options.prohibited();
     let found: Vec<String> = result
