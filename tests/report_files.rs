@@ -29,7 +29,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
-fn a_check_with_out_writes_every_report_and_a_picture_per_cycle() {
+fn a_check_with_out_writes_every_report_and_a_picture_and_replay_per_cycle() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("findings");
     let example = repo("examples/realtime-g1a-g1c.jsonl");
@@ -42,6 +42,7 @@ fn a_check_with_out_writes_every_report_and_a_picture_per_cycle() {
             "cycles/G-single-item-realtime-1.svg",
             "cycles/G1c-1.dot",
             "cycles/G1c-1.svg",
+            "cycles/G1c-1.toml",
             "findings.json",
             "junit.xml",
             "report.html",
@@ -55,6 +56,10 @@ fn a_check_with_out_writes_every_report_and_a_picture_per_cycle() {
     }
     let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     assert!(md.contains("#### G1a #1: T7, T5"), "{md}");
+    // The stale read of the real-time cycle has no schedule, and the report says so instead of a replay.
+    assert!(md.contains("No step-by-step replay: no order of the statements makes every edge"), "{md}");
+    let replay = std::fs::read_to_string(out_dir.join("cycles/G1c-1.toml")).unwrap();
+    assert!(replay.starts_with("name = \"G1c-1\"\ncolumn = \"G1c\"\n"), "{replay}");
     assert!(out.stderr.contains("report.html"), "stderr says where the report is: {}", out.stderr);
 }
 

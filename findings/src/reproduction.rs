@@ -70,8 +70,8 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
         let key = step.key.as_ref().map(|k| keys.number(k)).transpose()?;
         orders.push(EdgeOrders::of(step.kind, from, to, key, &txns)?);
     }
-    let realtime = cycle.steps.iter().any(|s| matches!(s.kind, Kind::Process | Kind::Realtime));
-    let schedule = Schedule::new(&txns, &orders).ok_or(Unreproducible::NoSchedule { realtime })?;
+    let schedule =
+        Schedule::new(&txns, &orders).ok_or(Unreproducible::NoSchedule { realtime: has_order_edge(cycle) })?;
     let sessions: Vec<String> =
         txns.iter().enumerate().map(|(i, t)| format!("session {} is T{}", i + 1, t.index)).collect();
     let mut title = format!("{name} #{number} replayed step by step: {}", sessions.join(", "));
@@ -136,8 +136,12 @@ fn probe_and_column(name: &str, cycle: &Cycle) -> Result<(String, &'static str),
         "G2" => ("G2", "G2"),
         _ => return Err(Unreproducible::Class(name.to_string())),
     };
-    let ordered = cycle.steps.iter().any(|s| matches!(s.kind, Kind::Process | Kind::Realtime));
-    Ok((if ordered { format!("{probe}-realtime") } else { probe.to_string() }, column))
+    Ok((if has_order_edge(cycle) { format!("{probe}-realtime") } else { probe.to_string() }, column))
+}
+
+/// Whether the cycle runs through a process or real-time order.
+fn has_order_edge(cycle: &Cycle) -> bool {
+    cycle.steps.iter().any(|s| matches!(s.kind, Kind::Process | Kind::Realtime))
 }
 
 /// Integer keys as they are; string keys numbered past the largest integer key, in order of appearance.
