@@ -4,6 +4,9 @@
 //! Each keeps its loops bounded and its timing bounds generous (the machine has 2 cores shared with builds).
 
 mod support;
+// The benchmarks' overlap measurement, so the test asserts on the same code the figures come from.
+#[path = "../benches/workloads/mod.rs"]
+mod workloads;
 
 use std::sync::{Arc, Barrier};
 use std::thread;
@@ -14,27 +17,9 @@ use support::{int, k};
 
 const HOLD: Duration = Duration::from_millis(100);
 
-/// Four sessions on four threads meet at a barrier, each begins, writes its own key, holds the transaction open
-/// for 100 ms and commits. Returns the time from the barrier to the last commit.
+/// The overlap test with 4 clients: the time from their barrier to the last commit.
 fn overlap(engine: &Engine) -> Duration {
-    let barrier = Arc::new(Barrier::new(4));
-    let start = Instant::now();
-    let clients: Vec<_> = (0..4)
-        .map(|i| {
-            let (engine, barrier) = (engine.clone(), Arc::clone(&barrier));
-            thread::spawn(move || -> Result<Instant, Error> {
-                let mut s = engine.session();
-                barrier.wait();
-                s.begin(Isolation::Serializable)?;
-                s.write(i, i)?;
-                thread::sleep(HOLD);
-                s.commit()?;
-                Ok(Instant::now())
-            })
-        })
-        .collect();
-    let ends: Vec<Instant> = clients.into_iter().map(|c| c.join().unwrap().unwrap()).collect();
-    ends.into_iter().max().unwrap() - start
+    workloads::overlap(engine, 4, HOLD)
 }
 
 #[test]
