@@ -3,7 +3,9 @@
 //! longest read of a key is its version order (every other read must be a prefix of it); from it follow
 //! write-write (`ww`), write-read (`wr`) and anti-dependency (`rw`) edges, and the non-cycle anomalies in
 //! [`cases`]. Only committed and indeterminate transactions (`ok`, `info`) take part in the graph, as in
-//! Elle; failed ones matter only as the writers of aborted reads and dirty updates.
+//! Elle; failed ones matter only as the writers of aborted reads and dirty updates. Only committed
+//! transactions' reads are observations: an indeterminate one may never have committed, and then what it
+//! read (should its completion say) constrains nothing.
 //!
 //! This module owns the indexes and the edges; the checks that need no graph are in `cases`, the
 //! sentences that explain an edge in `explain`.
@@ -44,7 +46,7 @@ pub struct Index<'h> {
     mop_start: Vec<u32>,
     /// Per key, its elements.
     elems: Vec<ElemMap>,
-    /// Per key, the longest read by an `ok` or `info` transaction: the version order.
+    /// Per key, the longest read by an `ok` transaction: the version order.
     longest: Vec<Option<ReadAt>>,
     /// Per key, the longest read by any transaction, failed ones included (for dirty updates).
     longest_any: Vec<Option<ReadAt>>,
@@ -91,7 +93,7 @@ impl<'h> Index<'h> {
         for t in txns.ids() {
             self.mop_start.push(self.mop_keys.len() as u32);
             last_append.clear();
-            let possible = txns.is_possible(t);
+            let committed = txns.outcome(t) == OpType::Ok;
             for (i, mop) in txns.mops(t).iter().enumerate() {
                 let key = match mop {
                     Mop::Append { key, .. } | Mop::Read { key, value: Observed::Nil | Observed::List(_) } => key,
@@ -126,7 +128,7 @@ impl<'h> Index<'h> {
                     }
                     Mop::Read { value: Observed::List(list), .. } if !list.is_empty() => {
                         let at = ReadAt { txn: t, mop: i as u32 };
-                        if possible {
+                        if committed {
                             Self::keep_longer(&mut self.longest[k as usize], at, list.len(), txns);
                         }
                         Self::keep_longer(&mut self.longest_any[k as usize], at, list.len(), txns);
@@ -187,13 +189,12 @@ impl<'h> Index<'h> {
         let rows = base as usize;
         // Two passes over the reads, counting then filling, build the table without a vector per version.
         let mut reads: Vec<(u32, TxnId)> = Vec::new();
-        for t in txns.ids().filter(|&t| txns.is_possible(t)) {
-            let info = txns.outcome(t) == OpType::Info;
+        // Only committed reads are observations: an indeterminate transaction may never have committed,
+        // and then what it read constrains nothing.
+        for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
             for (i, mop) in txns.mops(t).iter().enumerate() {
                 let Mop::Read { value, .. } = mop else { continue };
                 let last = match value {
-                    // An indeterminate read of nil is a read nobody saw, not a read of the empty list.
-                    Observed::Nil if info => continue,
                     Observed::List(list) => list.last().copied(),
                     _ => None,
                 };
@@ -288,7 +289,7 @@ impl<'h> Index<'h> {
                             edges.add(r, t, Kind::Rw);
                         }
                     }
-                    Mop::Read { value: Observed::List(list), .. } => {
+                    Mop::Read { value: Observed::List(list), .. } if txns.outcome(t) == OpType::Ok => {
                         if let Some(w) = list.last().and_then(|&last| self.possible_writer(txns, k, last)) {
                             edges.add(w, t, Kind::Wr);
                         }

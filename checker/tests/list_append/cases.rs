@@ -313,6 +313,22 @@ fn an_info_transactions_unknown_read_is_not_an_observation() {
     assert_eq!(steps(only_cycle(&r, "G-single-item")), vec![(3, "rw", "y".into(), 4), (4, "ww", "x".into(), 3)]);
 }
 
+/// Found by the oracle (`tests/oracle`): an indeterminate transaction's read is not an observation even
+/// when its completion records the value. T2 and T3 both crashed; had either not committed, nothing is
+/// wrong, yet their reads made T3 -rw-> T2 -ww-> T3 a G-single-item.
+#[test]
+fn an_info_transactions_known_read_is_not_an_observation() {
+    let h = concurrent_of(vec![info(0, "ax1rx1"), info(1, "rxax2")]);
+    let r = check_models(&h, &["serializable"]);
+    assert_ne!(r.valid, Invalid, "{:?}", r.anomaly_types);
+    assert!(!r.stats.edges.contains_key("rw"), "{:?}", r.stats.edges);
+    // Had both committed, T3 read x empty and appended 2 after T2's 1: a lost append.
+    let h = concurrent_of(vec![ok(0, "ax1rx1"), ok(1, "rxax2")]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G-single-item"], vec!["consistent-view", "repeatable-read"]));
+    assert_eq!(steps(only_cycle(&r, "G-single-item")), vec![(2, "ww", "x".into(), 3), (3, "rw", "x".into(), 2)]);
+}
+
 #[test]
 fn an_info_transactions_append_that_was_read_takes_part_in_cycles() {
     // T2 crashed, but T3 read its append to x, so it committed after all; T3 missed its append to y.
