@@ -356,3 +356,62 @@ impl KeyVersions {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Versions 0..n of values 0..n, with these proven predecessors (`None`: none).
+    fn tree(parents: &[Option<u32>]) -> KeyVersions {
+        let mut kv = KeyVersions::default();
+        for (v, parent) in parents.iter().enumerate() {
+            let id = kv.push(Version::Value(v as i64), v as TxnId, v as TxnId);
+            if let Some(p) = parent {
+                kv.parent[id as usize] = (*p, OrderSource::ReadThenWrite(v as TxnId));
+            }
+        }
+        kv.order_tree();
+        kv
+    }
+
+    fn later(kv: &KeyVersions, v: i64) -> Vec<u32> {
+        let mut later = kv.later(Version::Value(v)).to_vec();
+        later.sort_unstable();
+        later
+    }
+
+    #[test]
+    fn a_chain_is_total_and_everything_after_a_version_is_later() {
+        let kv = tree(&[None, Some(0), Some(1), Some(2)]);
+        assert!(kv.is_total());
+        assert_eq!(kv.order_text(), "[0 1 2 3]");
+        assert_eq!(later(&kv, 1), vec![2, 3]);
+        assert_eq!(kv.successors(Version::Value(1)).map(|s| s.0).collect::<Vec<_>>(), vec![2]);
+    }
+
+    #[test]
+    fn unordered_writes_branch_from_the_initial_version_and_are_not_later_than_each_other() {
+        // 1 and 3 have no proven predecessor; 2 follows 1.
+        let kv = tree(&[None, None, Some(1), None]);
+        assert!(!kv.is_total());
+        assert_eq!(kv.order_text(), "[0 1 2] [0 3]");
+        assert_eq!(later(&kv, 0), vec![1, 2, 3]);
+        assert_eq!(later(&kv, 1), vec![2]);
+        assert_eq!(later(&kv, 3), Vec::<u32>::new());
+        assert_eq!(
+            kv.successors(Version::Value(0)).map(|s| (s.0, s.1)).collect::<Vec<_>>(),
+            vec![(1, OrderSource::Initial), (3, OrderSource::Initial)]
+        );
+    }
+
+    #[test]
+    fn facts_that_close_a_cycle_lose_one_fact_and_every_version_stays_in_the_tree() {
+        // 1 after 2 and 2 after 1: no serial order; one of the two facts is set aside.
+        let kv = tree(&[None, Some(2), Some(1)]);
+        assert_eq!(kv.pre_order.len(), 3);
+        // The walk from 1 reaches 2, whose fact leads back to 1: 2's fact is the one set aside.
+        assert_eq!(kv.order_text(), "[0 2 1]");
+        assert_eq!(later(&kv, 2), vec![1]);
+        assert_eq!(later(&kv, 1), Vec::<u32>::new());
+    }
+}
