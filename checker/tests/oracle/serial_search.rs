@@ -319,3 +319,82 @@ impl<'h> SerialSearch<'h> {
         true
     }
 }
+
+/// The search itself, verdict by verdict, on histories written in the shorthand.
+mod tests {
+    use checker::Inference;
+
+    use super::SerialSearch;
+    use crate::support::*;
+
+    fn orders(history: &histories::History, inference: Inference) -> (Option<Vec<u64>>, Option<Vec<u64>>) {
+        let search = SerialSearch::new(history);
+        (search.order(false, inference), search.order(true, inference))
+    }
+
+    #[test]
+    fn a_write_skew_has_no_serial_order_and_its_near_miss_has_one() {
+        let skew = concurrent(&["rxay1", "ryax1"]);
+        assert_eq!(orders(&skew, Inference::default()), (None, None));
+        let one_saw_the_other = concurrent(&["rxay1", "ry1ax1"]);
+        assert_eq!(orders(&one_saw_the_other, Inference::default()), (Some(vec![2, 3]), Some(vec![2, 3])));
+    }
+
+    #[test]
+    fn a_stale_read_is_serializable_but_not_strict_serializable() {
+        // T3 began after T1 appended 1 to x and committed, yet read x empty.
+        let stale = sequential(&["ax1", "rx"]);
+        assert_eq!(orders(&stale, Inference::default()), (Some(vec![3, 1]), None));
+        let fresh = sequential(&["ax1", "rx1"]);
+        assert_eq!(orders(&fresh, Inference::default()), (Some(vec![1, 3]), Some(vec![1, 3])));
+    }
+
+    #[test]
+    fn an_indeterminate_transaction_is_in_when_read_and_out_when_not() {
+        // T3's read of 1 needs T2, which crashed; T4's read of x empty before 2 needs T2 out or after it.
+        let read = concurrent_of(vec![info(0, "ax1"), ok(1, "rx1"), ok(2, "ry")]);
+        assert_eq!(orders(&read, Inference::default()).0, Some(vec![3, 4, 5]));
+        let unread = concurrent_of(vec![info(0, "ax1ay1"), ok(1, "rx"), ok(2, "ry")]);
+        assert_eq!(orders(&unread, Inference::default()).0, Some(vec![4, 5]));
+        // Failed transactions are never in: a read of an aborted append has no order.
+        let aborted = concurrent_of(vec![fail(0, "ax1"), ok(1, "rx1")]);
+        assert_eq!(orders(&aborted, Inference::default()).0, None);
+    }
+
+    #[test]
+    fn an_indeterminate_transactions_reads_constrain_nothing() {
+        // Nobody appended 5: had T3 committed, no order would explain its read.
+        let h = concurrent_of(vec![info(0, "rx5"), ok(1, "ax1")]);
+        assert!(orders(&h, Inference::default()).0.is_some());
+        let h = concurrent_of(vec![ok(0, "rx5"), ok(1, "ax1")]);
+        assert_eq!(orders(&h, Inference::default()).0, None);
+    }
+
+    #[test]
+    fn register_assumptions_restrict_the_version_order() {
+        // Process 0 wrote x = 1 and then read x = nil: serializable (read first), but not if each key
+        // is sequentially consistent, since process 0 saw 1 before nil.
+        let h = sequential_of(vec![rok(0, "wx1"), rok(0, "rx_")]);
+        let sequential = Inference { sequential_keys: true, ..Inference::default() };
+        let linearizable = Inference { linearizable_keys: true, ..Inference::default() };
+        assert_eq!(orders(&h, Inference::default()).0, Some(vec![3, 1]));
+        assert_eq!(orders(&h, sequential).0, None);
+        assert_eq!(orders(&h, linearizable).0, None);
+        // On two processes, sequential consistency allows it; linearizability does not.
+        let h = sequential_of(vec![rok(0, "wx1"), rok(1, "rx_")]);
+        assert_eq!(orders(&h, sequential).0, Some(vec![3, 1]));
+        assert_eq!(orders(&h, linearizable).0, None);
+    }
+
+    #[test]
+    fn predicate_reads_return_exactly_the_matching_rows() {
+        use histories::Predicate;
+        let txns = vec![ok_mops(0, vec![insert("y", 2)]), ok_mops(1, vec![rp(Predicate::True, &[("x", 1)])])];
+        // T4's predicate read missed y = 2, so it ran before T3: serializable, but not in real time.
+        let h = with_init(&[("x", 1)], txns.clone(), &[0, 0, 1, 1]);
+        assert_eq!(orders(&h, Inference::default()), (Some(vec![5, 3]), None));
+        let txns = vec![ok_mops(0, vec![insert("y", 2)]), ok_mops(1, vec![rp(Predicate::Eq(3), &[("x", 1)])])];
+        let h = with_init(&[("x", 1)], txns, &[0, 0, 1, 1]);
+        assert_eq!(orders(&h, Inference::default()), (None, None), "x = 1 does not match value = 3");
+    }
+}
