@@ -328,11 +328,13 @@ fn incompatible_orders(index: &Index<'_>, txns: &Txns<'_>, mut bad_keys: Vec<Key
     }
 }
 
-/// `dirty-update`: in a key's version order (reads by failed transactions included, as Elle does), a
-/// committed append that follows an append by a failed transaction.
+/// `dirty-update`: in a key's version order, a committed append that follows an append by a failed
+/// transaction. The order is the committed reads' only: Elle counts reads by failed transactions too, but
+/// a transaction that did not commit constrains nothing, and with no committed read showing the aborted
+/// append, the committed transactions alone may be serial.
 fn dirty_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
     for k in 0..index.keys.len() {
-        let Some(at) = index.longest_any[k] else { continue };
+        let Some(at) = index.longest[k] else { continue };
         let mut seen = Vec::new();
         // The initial state counts as committed.
         let mut state = OpType::Ok;

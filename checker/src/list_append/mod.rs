@@ -3,7 +3,8 @@
 //! longest read of a key is its version order (every other read must be a prefix of it); from it follow
 //! write-write (`ww`), write-read (`wr`) and anti-dependency (`rw`) edges, and the non-cycle anomalies in
 //! [`cases`]. Only committed and indeterminate transactions (`ok`, `info`) take part in the graph, as in
-//! Elle; failed ones matter only as the writers of aborted reads and dirty updates. Only committed
+//! Elle; failed ones matter only as the writers of aborted reads and dirty updates (their reads, like
+//! indeterminate ones', are not observations). Only committed
 //! transactions' reads are observations: an indeterminate one may never have committed, and then what it
 //! read (should its completion say) constrains nothing.
 //!
@@ -48,8 +49,6 @@ pub struct Index<'h> {
     elems: Vec<ElemMap>,
     /// Per key, the longest read by an `ok` transaction: the version order.
     longest: Vec<Option<ReadAt>>,
-    /// Per key, the longest read by any transaction, failed ones included (for dirty updates).
-    longest_any: Vec<Option<ReadAt>>,
     /// Per key, the distinct elements of the longest read, in order.
     versions: Vec<Vec<i64>>,
     /// Readers by version, as one compressed table: key `k`'s version `v` (0 the initial state, `p + 1`
@@ -75,7 +74,6 @@ impl<'h> Index<'h> {
             mop_start: Vec::with_capacity(txns.len() + 1),
             elems: Vec::new(),
             longest: Vec::new(),
-            longest_any: Vec::new(),
             versions: Vec::new(),
             version_base: Vec::new(),
             reader_start: Vec::new(),
@@ -105,7 +103,6 @@ impl<'h> Index<'h> {
                     self.keys.push(key);
                     self.elems.push(ElemMap::default());
                     self.longest.push(None);
-                    self.longest_any.push(None);
                 }
                 self.mop_keys.push(k);
                 match mop {
@@ -131,7 +128,6 @@ impl<'h> Index<'h> {
                         if committed {
                             Self::keep_longer(&mut self.longest[k as usize], at, list.len(), txns);
                         }
-                        Self::keep_longer(&mut self.longest_any[k as usize], at, list.len(), txns);
                     }
                     _ => {}
                 }

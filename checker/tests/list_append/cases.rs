@@ -181,6 +181,21 @@ fn dirty_update_is_a_committed_append_after_an_aborted_one() {
     assert_eq!(case.facts["values"], json!([1, 2, 3]));
 }
 
+/// Found by the oracle (`tests/oracle`): only a failed transaction's read, T5's, shows the aborted append
+/// 1 before T4's 2. Without it the committed transactions are serial (T2 read x empty before T4), so
+/// that read is no evidence of a dirty update; a committed read of the same list is (and is G1a).
+#[test]
+fn dirty_update_near_miss_only_a_failed_read_shows_it() {
+    let h = interleaved(vec![ok(0, "rx"), fail(1, "ax1"), ok(0, "ax2"), fail(0, "rx12")], &[0, 1, 0, 2, 1, 2, 3, 3]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(summary(&r), (Valid, vec![], vec![]));
+    let h = interleaved(vec![ok(0, "rx"), fail(1, "ax1"), ok(0, "ax2"), ok(0, "rx12")], &[0, 1, 0, 2, 1, 2, 3, 3]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(r.valid, Invalid);
+    assert_eq!(only_case(&r, "dirty-update").txns, vec![4, 5]);
+    assert_eq!(only_case(&r, "G1a").txns, vec![7, 4]);
+}
+
 #[test]
 fn dirty_update_near_miss_an_aborted_append_last_is_no_dirty_update() {
     // The aborted append comes after the committed one; reading it is G1a, which was not asked for.

@@ -120,7 +120,10 @@ pub struct Recipe {
     /// Closed-predicate only: which keys the `init` op creates.
     pub init: [bool; 3],
     pub txns: Vec<Plan>,
-    /// At each tick, which unfinished transaction takes a step (modulo their number).
+    /// How many of the first unfinished transactions may take the next step: 1 runs them one at a
+    /// time, more lets them overlap.
+    pub window: u8,
+    /// At each tick, which of those transactions takes a step (modulo their number).
     pub schedule: Vec<u8>,
 }
 
@@ -136,7 +139,7 @@ pub struct Generated {
 }
 
 fn intent() -> impl Strategy<Value = Intent> {
-    let verb = prop_oneof![9 => Just(Verb::Read), 9 => Just(Verb::Write), 3 => Just(Verb::PredicateRead)];
+    let verb = prop_oneof![8 => Just(Verb::Read), 10 => Just(Verb::Write), 3 => Just(Verb::PredicateRead)];
     (verb, 0u8..3, any::<u8>()).prop_map(|(verb, key, choice)| Intent { verb, key, choice })
 }
 
@@ -150,15 +153,16 @@ fn fate() -> impl Strategy<Value = Fate> {
 }
 
 fn plan() -> impl Strategy<Value = Plan> {
-    (vec(intent(), 1..=4), fate(), 0u8..=6, 0u8..=24, 0u8..=6, any::<u8>())
+    let late = prop_oneof![2 => Just(0u8), 3 => 0u8..=24];
+    (vec(intent(), 1..=4), fate(), 0u8..=6, late, 0u8..=8, any::<u8>())
         .prop_map(|(intents, fate, early, late, lag, process)| Plan { intents, fate, early, late, lag, process })
 }
 
 fn isolation() -> impl Strategy<Value = Isolation> {
     prop_oneof![
-        5 => Just(Isolation::Serial),
+        3 => Just(Isolation::Serial),
         4 => Just(Isolation::ReadCommitted),
-        4 => Just(Isolation::Snapshot),
+        5 => Just(Isolation::Snapshot),
         3 => Just(Isolation::FirstCommitterWins),
         4 => Just(Isolation::ReadUncommitted),
     ]
@@ -173,9 +177,10 @@ pub fn recipe(flavor: Flavor) -> impl Strategy<Value = Recipe> {
         proptest::bool::weighted(0.2),
         any::<[bool; 3]>(),
         vec(plan(), 1..=7),
+        2u8..=7,
         vec(any::<u8>(), 64),
     )
-        .prop_map(move |(isolation, keys, traceable, info_reads_known, init, txns, schedule)| Recipe {
+        .prop_map(move |(isolation, keys, traceable, info_reads_known, init, txns, window, schedule)| Recipe {
             flavor,
             isolation,
             keys,
@@ -183,6 +188,7 @@ pub fn recipe(flavor: Flavor) -> impl Strategy<Value = Recipe> {
             info_reads_known,
             init,
             txns,
+            window,
             schedule,
         })
 }
@@ -265,7 +271,8 @@ impl Recipe {
         let mut running: Vec<Running> = (0..n).map(|_| Running::default()).collect();
         let mut tick = 0;
         loop {
-            let active: Vec<usize> = (0..n).filter(|&t| running[t].step < steps[t]).collect();
+            let active: Vec<usize> =
+                (0..n).filter(|&t| running[t].step < steps[t]).take(usize::from(self.window.max(1))).collect();
             let Some(&first) = active.first() else { break };
             let t = match self.isolation {
                 Isolation::Serial => first,
