@@ -317,7 +317,7 @@ impl Recipe {
                         let value = next_value[k];
                         let (mop, after) = match self.flavor {
                             Flavor::ClosedPredicate if !present => (Mop::Insert { key: key(), value }, Some(value)),
-                            Flavor::ClosedPredicate if !deleted[k] && intent.choice % 3 == 0 => {
+                            Flavor::ClosedPredicate if !deleted[k] && intent.choice.is_multiple_of(3) => {
                                 deleted[k] = true;
                                 (Mop::Delete { key: key() }, None)
                             }
@@ -366,13 +366,13 @@ impl Recipe {
                     Fate::Indeterminate { applied } | Fate::Pending { applied } => applied,
                 };
                 if applied && self.isolation != Isolation::ReadUncommitted {
-                    for j in 0..3 {
+                    for (j, last) in last_commit.iter_mut().enumerate() {
                         if r.wrote(j) {
                             committed.lists[j].extend_from_slice(&r.appended[j]);
                             if let Some(w) = r.written[j] {
                                 committed.cells[j] = w;
                             }
-                            last_commit[j] = tick;
+                            *last = tick;
                         }
                     }
                     log.push((tick, committed.clone()));
