@@ -115,10 +115,16 @@ fn bad_edn_exits_2_with_the_line() {
 }
 
 #[test]
-fn a_stray_completion_exits_2_naming_what_was_expected() {
-    let (code, err) = bad("s.jsonl", "{\"type\":\"ok\",\"process\":3,\"value\":[]}\n");
-    assert_eq!(code, 2);
-    assert!(err.contains("s.jsonl:1:1: an ok completion by process 3 with no invoke in flight"), "{err}");
+fn a_stray_completion_exits_2_under_strict_naming_what_was_expected() {
+    let (_dir, path) = temp_file("s.jsonl", "{\"type\":\"ok\",\"process\":3,\"value\":[]}\n");
+    let out = isocheck(&["check", "--strict", path.to_str().unwrap()], None);
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("s.jsonl:1:1: an ok completion by process 3 with no invoke in flight"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
