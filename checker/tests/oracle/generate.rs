@@ -9,7 +9,8 @@
 //! that differs from the commit order while real time stays true (a completion recorded before an
 //! invocation always committed before that transaction began). Indeterminate transactions may or may
 //! not have taken effect, and may never complete; their reads are recorded unknown, or, now and then,
-//! as they were observed.
+//! as they were observed. Now and then a transaction's invoke is not recorded at all (Elle's histories of
+//! completions alone), and real time knows only when it completed.
 //!
 //! This module owns the recipe and the simulation; the result is the test shorthand's (`support`), so a
 //! history prints as the code that rebuilds it ([`Generated::shorthand`]).
@@ -104,6 +105,8 @@ pub struct Plan {
     pub lag: u8,
     /// Which free process runs it (modulo the free processes and a new one).
     pub process: u8,
+    /// Its invoke is not recorded (Elle's histories of completions alone; list-append and rw-register).
+    pub uninvoked: bool,
 }
 
 /// Everything that makes one history.
@@ -136,6 +139,8 @@ pub struct Generated {
     pub init: Option<Vec<(&'static str, i64)>>,
     pub txns: Vec<Txn>,
     pub order: Vec<usize>,
+    /// The transactions whose invoke is not recorded.
+    pub uninvoked: Vec<usize>,
 }
 
 fn intent() -> impl Strategy<Value = Intent> {
@@ -154,8 +159,17 @@ fn fate() -> impl Strategy<Value = Fate> {
 
 fn plan() -> impl Strategy<Value = Plan> {
     let late = prop_oneof![2 => Just(0u8), 3 => 0u8..=24];
-    (vec(intent(), 1..=4), fate(), 0u8..=6, late, 0u8..=8, any::<u8>())
-        .prop_map(|(intents, fate, early, late, lag, process)| Plan { intents, fate, early, late, lag, process })
+    (vec(intent(), 1..=4), fate(), 0u8..=6, late, 0u8..=8, any::<u8>(), proptest::bool::weighted(0.1)).prop_map(
+        |(intents, fate, early, late, lag, process, uninvoked)| Plan {
+            intents,
+            fate,
+            early,
+            late,
+            lag,
+            process,
+            uninvoked,
+        },
+    )
 }
 
 fn isolation() -> impl Strategy<Value = Isolation> {
@@ -424,6 +438,15 @@ impl Recipe {
                 free[p] = !matches!(running[t].outcome, Some(Fate::Indeterminate { .. }));
             }
         }
+        // A transaction that never completed needs its invoke; a predicate history's init layout has none
+        // to leave out.
+        let uninvoked: Vec<usize> = (0..running.len())
+            .filter(|&t| {
+                self.txns[t].uninvoked
+                    && self.flavor != Flavor::ClosedPredicate
+                    && !matches!(running[t].outcome, Some(Fate::Pending { .. }))
+            })
+            .collect();
         let txns = running
             .into_iter()
             .enumerate()
@@ -448,6 +471,7 @@ impl Recipe {
             init: (self.flavor == Flavor::ClosedPredicate).then_some(init_rows),
             txns,
             order: events.iter().map(|e| e.2).collect(),
+            uninvoked,
         }
     }
 }
@@ -466,7 +490,7 @@ impl Generated {
     pub fn history(&self) -> History {
         match &self.init {
             Some(rows) => support::with_init(rows, self.txns.clone(), &self.order),
-            None => support::interleaved(self.txns.clone(), &self.order),
+            None => support::interleaved_uninvoked(self.txns.clone(), &self.order, &self.uninvoked),
         }
     }
 
@@ -481,8 +505,13 @@ impl Generated {
                 let rows: Vec<String> = rows.iter().map(|(k, v)| format!("({k:?}, {v})")).collect();
                 let _ = write!(out, "with_init(&[{}], {list}, &[{}])", rows.join(", "), order.join(", "));
             }
-            None => {
+            None if self.uninvoked.is_empty() => {
                 let _ = write!(out, "interleaved({list}, &[{}])", order.join(", "));
+            }
+            None => {
+                let uninvoked: Vec<String> = self.uninvoked.iter().map(usize::to_string).collect();
+                let _ =
+                    write!(out, "interleaved_uninvoked({list}, &[{}], &[{}])", order.join(", "), uninvoked.join(", "));
             }
         }
         out

@@ -4,7 +4,8 @@
 //! every read of a committed transaction must return what the serial state holds (a list, a register,
 //! a row, or the rows a predicate matches), while reads of indeterminate transactions are unknown and
 //! constrain nothing. Failed transactions are out. For strict serializability, a transaction that
-//! completed `ok` before another was invoked comes first. Elle's register assumptions, when asked, are
+//! completed `ok` before another was invoked comes first (one whose invoke was not recorded follows
+//! nothing in real time). Elle's register assumptions, when asked, are
 //! claims about the system, so the order must also satisfy them: a key's versions (the serial order of
 //! its external writes, after `nil`) must follow each committed transaction's read-then-write
 //! (`wfr-keys`), each process's committed transactions (`sequential-keys`), and real time
@@ -32,7 +33,8 @@ struct Candidate<'h> {
     index: u64,
     committed: bool,
     mops: &'h [Mop],
-    invoke_at: usize,
+    /// The earliest position it may have been invoked at; `None`: unknown (no invoke was recorded).
+    invoked_after: Option<usize>,
     completion_at: Option<usize>,
     process: Process,
 }
@@ -110,7 +112,7 @@ impl<'h> SerialSearch<'h> {
                 index: t.op().index,
                 committed: outcome == OpType::Ok,
                 mops,
-                invoke_at: t.invoke_at,
+                invoked_after: t.invoked_after,
                 completion_at: t.completion_at,
                 process: t.invoke.process,
             });
@@ -124,7 +126,9 @@ impl<'h> SerialSearch<'h> {
             .iter()
             .map(|b| {
                 candidates.iter().enumerate().fold(0u32, |set, (i, a)| match a.completion_at {
-                    Some(done) if a.committed && done < b.invoke_at => set | 1 << i,
+                    Some(done) if a.committed && b.invoked_after.is_some_and(|b_invoked| done < b_invoked) => {
+                        set | 1 << i
+                    }
                     _ => set,
                 })
             })
