@@ -18,9 +18,11 @@ fn options(model: &str) -> Options {
     Options::new(&[model.to_string()], &[]).expect("a known model")
 }
 
-/// Checks `name` for serializable and returns its only anomaly's cycle, its steps as
-/// (from, kind, to) and its shape.
-fn only_g2_item(name: &str) -> (Vec<u64>, Vec<(u64, Kind, u64)>, Option<Shape>) {
+/// A cycle's steps as (from, kind, to).
+type Steps = Vec<(u64, Kind, u64)>;
+
+/// Checks `name` for serializable and returns its only anomaly's cycle, its steps and its shape.
+fn only_g2_item(name: &str) -> (Vec<u64>, Steps, Option<Shape>) {
     let result = check(&history(name), &options("serializable")).expect("the history checks");
     assert_eq!(result.valid, Validity::Invalid, "{name}");
     assert_eq!(result.anomaly_types, vec!["G2-item"], "{name}");
