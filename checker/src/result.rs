@@ -69,6 +69,22 @@ pub struct Checked {
     /// The register-inference assumptions made (`wfr-keys`, `sequential-keys`, `linearizable-keys`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<String>,
+    /// The real-time information the history did not give (see `histories::Leniency`), if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing_realtime: Vec<MissingRealtime>,
+}
+
+/// Real-time information a history did not give, and how the check did without it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct MissingRealtime {
+    /// `completion-without-invoke` or `invokes-in-flight`.
+    pub name: String,
+    /// The line where it first applied.
+    pub first_line: u32,
+    /// How many operations it applied to.
+    pub ops: usize,
+    /// What is missing, and what the check did instead.
+    pub missing: String,
 }
 
 /// A finding that is not an isolation anomaly, with the figures behind it.

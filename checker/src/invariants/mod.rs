@@ -163,6 +163,7 @@ impl CheckResult {
                 models: Vec::new(),
                 anomalies: Vec::new(),
                 assumptions: Vec::new(),
+                missing_realtime: Vec::new(),
             },
         };
         result.with_invariants(invariants)
