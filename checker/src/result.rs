@@ -116,6 +116,12 @@ pub struct Invariant {
     /// Those transactions as recorded.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<TxnView>,
+    /// The anomalies through which a system can break it (Elle's names): a level that permits any of
+    /// them does not promise the invariant.
+    pub broken_by: Vec<String>,
+    /// Whether the models checked promise it (prohibit every anomaly in `broken_by`): only a broken
+    /// invariant they promise makes the verdict invalid.
+    pub promised: bool,
 }
 
 /// Counts that say how much the checker could see.
