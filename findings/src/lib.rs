@@ -72,5 +72,6 @@ pub use verdicts::{Outcome, Subject, Verdict, verdicts};
 
 /// The result as one JSON object (DESIGN.md §3).
 pub fn json(result: &checker::CheckResult) -> String {
-    serde_json::to_string_pretty(result).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    let text = serde_json::to_string_pretty(result).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    escape::json_safe(&text).into_owned()
 }

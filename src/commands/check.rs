@@ -14,7 +14,7 @@ use crate::exit;
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     let (history, source) = read_history(&args.file)?;
-    log::info!("read {} operations from {source}", history.len());
+    log::info!("read {} operations from {}", history.len(), findings::escape::terminal(&source));
     let options = options(&args.check)?.with_workload(args.workload.map(workload));
     let result = match checker::invariants::Scenario::detect(&history) {
         None => check(&history, &options).map_err(|e| located(e, &source))?,
@@ -129,5 +129,10 @@ fn read_history(path: &Path) -> anyhow::Result<(History, String)> {
         let history = histories::parse(&text, Format::sniff(&text), "<stdin>")?;
         return Ok((history, "<stdin>".into()));
     }
-    Ok((histories::read_file(path)?, path.display().to_string()))
+    let read = histories::read_path(path)?;
+    let source = path.display().to_string();
+    if let Some(mismatch) = read.mismatch {
+        eprintln!("isocheck: warning: {}: {mismatch}", findings::escape::terminal(&source));
+    }
+    Ok((read.history, source))
 }
