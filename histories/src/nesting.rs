@@ -37,7 +37,7 @@ pub(crate) fn check_edn(text: &str) -> Result<(), (usize, Problem)> {
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b' ' | b'\t' | b'\n' | b'\r' | b',' => i += 1,
+            b' ' | b'\t' | b'\n' | b'\r' | b',' | 0x0b | 0x0c => i += 1,
             b';' => i = end_of_line(bytes, i),
             b'"' => {
                 i = end_of_string(bytes, i);
@@ -89,7 +89,8 @@ pub(crate) fn check_edn(text: &str) -> Result<(), (usize, Problem)> {
                 i += 1;
             }
             _ => {
-                i = end_of_token(bytes, i);
+                // At least one byte: whatever starts here (a symbol, a number, a stray byte) is consumed.
+                i = end_of_token(bytes, i + 1);
                 complete(&mut pending, &mut depth);
             }
         }
@@ -169,6 +170,15 @@ mod tests {
         let many = "[".repeat(10 * MAX_DEPTH);
         assert!(depth_ok(&format!("[\"{many}\" \\[ \\( ; {many}\n]")));
         assert!(depth_ok(&format!("\"\\\"{many}\"")));
+    }
+
+    #[test]
+    fn every_byte_moves_the_scan_on() {
+        // Found by the fuzz harness: a vertical tab, a form feed or a byte of a multi-byte character
+        // that is not a token boundary once stopped the scan where it stood.
+        for text in ["\u{b}", "\u{c}", "[\u{85}]", "\u{2028}\u{a0}", "#\u{b}[", "\\"] {
+            assert!(depth_ok(text), "{text:?}");
+        }
     }
 
     #[test]
