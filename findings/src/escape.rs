@@ -166,12 +166,13 @@ pub fn dot(s: &str) -> String {
     out
 }
 
-/// A fenced Markdown code block holding `text` verbatim, its fence one backtick longer than the longest
+/// A fenced Markdown code block holding `text` verbatim (but for the characters that [`steers`], shown
+/// as `\u{..}`), its fence one backtick longer than the longest
 /// run of backticks inside it, so nothing in the text can close it early.
 pub fn markdown_code_block(info: &str, text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
-    let body = text.trim_end_matches('\n');
+    let body = visible_except(text.trim_end_matches('\n'), |c| matches!(c, '\n' | '\t'));
     format!("{fence}{info}\n{body}\n{fence}\n")
 }
 
