@@ -308,11 +308,13 @@ fn predicate_from_edn(v: &Edn<'_>) -> Result<Predicate, Problem> {
     match v {
         Edn::Bool(true) => Ok(Predicate::True),
         e if name_of(e) == Some("true") => Ok(Predicate::True),
-        Edn::Vector(parts) | Edn::List(parts) => match (parts.first().and_then(name_of), &parts[1..]) {
-            (Some("="), [Edn::Int(x)]) => Ok(Predicate::Eq(*x)),
-            (Some("mod"), [Edn::Int(m), Edn::Int(r)]) if *m > 0 => Ok(Predicate::Mod { m: *m, r: *r }),
-            _ => Err(bad()),
-        },
+        Edn::Vector(parts) | Edn::List(parts) => {
+            match (parts.first().and_then(name_of), parts.get(1..).unwrap_or_default()) {
+                (Some("="), [Edn::Int(x)]) => Ok(Predicate::Eq(*x)),
+                (Some("mod"), [Edn::Int(m), Edn::Int(r)]) if *m > 0 => Ok(Predicate::Mod { m: *m, r: *r }),
+                _ => Err(bad()),
+            }
+        }
         _ => Err(bad()),
     }
 }

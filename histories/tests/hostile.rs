@@ -147,3 +147,12 @@ fn json_nested_a_million_deep_is_refused_cleanly() {
         }
     }
 }
+
+#[test]
+fn an_empty_predicate_is_refused_not_a_panic() {
+    // Found by the fuzz harness: `[:rp [] nil]` indexed past the empty vector.
+    assert_eq!(
+        refusal("empty-predicate.edn"),
+        "empty-predicate.edn:1:1: expected a predicate: true, [:= v] or [:mod m r], found []"
+    );
+}
