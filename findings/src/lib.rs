@@ -65,7 +65,7 @@ pub use junit::{JunitOptions, report_junit};
 pub use markdown::report_markdown;
 pub use out_dir::{OutOptions, write_out_dir, write_report};
 pub use report::{Invariant, Report};
-pub use run_summary::RunSummary;
+pub use run_summary::{Documented, RunSummary};
 pub use text::{text, verdict_word};
 pub use timeline::timeline_svg;
 pub use verdicts::{Outcome, Subject, Verdict, verdicts};
