@@ -48,11 +48,9 @@ pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
                 intermediate_read(index, txns, t, k, mop, key, list, &mut cases);
             }
         }
-        if outcome == OpType::Ok {
-            if repeats_a_key(index, txns, t) {
-                internal(index, txns, t, &mut cases);
-                future_read(index, txns, t, &mut cases);
-            }
+        if outcome == OpType::Ok && repeats_a_key(index, txns, t) {
+            internal(index, txns, t, &mut cases);
+            future_read(index, txns, t, &mut cases);
         }
     }
     incompatible_orders(index, txns, &incompatible, &mut cases);
