@@ -25,7 +25,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) if exit::is_broken_pipe(&e) => ExitCode::from(exit::VALID),
         Err(e) => {
-            eprintln!("isocheck: {e:#}");
+            eprintln!("isocheck: {}", findings::escape::terminal_text(&format!("{e:#}")));
             ExitCode::from(exit::USAGE)
         }
     }

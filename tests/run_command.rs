@@ -21,6 +21,7 @@ fn the_correct_engine_at_serializable_checks_valid_over_10000_transactions() {
     let run = &json["run"];
     assert_eq!(run["db"], "engine");
     assert_eq!(run["isolation"], "serializable");
+    assert!(run["documented_behaviour"].is_null(), "the engine's levels are as their names say");
     assert_eq!(run["ok"].as_u64().unwrap() + run["fail"].as_u64().unwrap() + run["info"].as_u64().unwrap(), 10_000);
     assert!(run["ok"].as_u64().unwrap() > 5_000);
     let history = std::fs::read_to_string(dir.path().join("run/history.jsonl")).unwrap();

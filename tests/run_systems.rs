@@ -44,6 +44,7 @@ fn postgres_at_serializable_checks_valid() {
     let (code, json, _dir) = run_json(&["--db", "postgres", "--url", &url, "--txns", "800", "--key-count", "6"]);
     assert_eq!(code, 0, "{json}");
     assert_eq!(json["run"]["level_mapping"], "native: SERIALIZABLE");
+    assert!(json["run"]["documented_behaviour"].is_null(), "PostgreSQL's serializable is as its name says");
 }
 
 #[test]
@@ -72,6 +73,12 @@ fn postgres_repeatable_read_shows_g2_item_under_contention() {
         "PostgreSQL's repeatable read is snapshot isolation"
     );
     assert!(json["run"]["aborts_by_cause"]["40001"].as_u64().unwrap_or(0) > 0, "first updater wins aborts");
+    let documented = &json["run"]["documented_behaviour"];
+    assert!(
+        documented["quote"].as_str().unwrap_or("").contains("not necessarily always be consistent"),
+        "{documented}"
+    );
+    assert_eq!(documented["link"], "https://www.postgresql.org/docs/current/transaction-iso.html#XACT-REPEATABLE-READ");
 }
 
 #[test]

@@ -64,6 +64,35 @@ impl FromStr for Level {
     }
 }
 
+/// What a system's own documentation says of one of its levels, when that is weaker than the model the
+/// level's name maps to (`repeatable-read` is checked as Elle's `repeatable-read`, which forbids
+/// G2-item; PostgreSQL documents its REPEATABLE READ as a snapshot, which allows write skew). Reports
+/// quote it, with its link, beside the verdict: the verdict still follows the model checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocumentedBehaviour {
+    /// The system (`postgres`, as `System::name` says).
+    pub system: &'static str,
+    /// The level.
+    pub level: Level,
+    /// The documentation's words, quoted exactly.
+    pub quote: &'static str,
+    /// Where they are.
+    pub link: &'static str,
+}
+
+/// Every documented weaker guarantee, as data: one row per system and level.
+pub const DOCUMENTED_BEHAVIOUR: &[DocumentedBehaviour] = &[DocumentedBehaviour {
+    system: "postgres",
+    level: Level::RepeatableRead,
+    quote: "The Repeatable Read mode provides a rigorous guarantee that each transaction sees a completely stable view of the database. However, this view will not necessarily always be consistent with some serial (one at a time) execution of concurrent transactions of the same level.",
+    link: "https://www.postgresql.org/docs/current/transaction-iso.html#XACT-REPEATABLE-READ",
+}];
+
+/// What `system`'s documentation says of `level`, if it names a weaker guarantee than the level's model.
+pub fn documented_behaviour(system: &str, level: Level) -> Option<&'static DocumentedBehaviour> {
+    DOCUMENTED_BEHAVIOUR.iter().find(|d| d.system == system && d.level == level)
+}
+
 /// How a system runs a requested level.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LevelSupport {
@@ -99,5 +128,19 @@ impl LevelSupport {
             LevelSupport::Mapped { to, why } => format!("mapped to {to}: {why}"),
             LevelSupport::Unsupported { why } => format!("unsupported: {why}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn postgres_repeatable_read_is_documented_weaker_and_its_serializable_is_not() {
+        let d = documented_behaviour("postgres", Level::RepeatableRead).expect("documented");
+        assert!(d.quote.contains("not necessarily always be consistent with some serial"));
+        assert!(d.link.starts_with("https://www.postgresql.org/docs/"));
+        assert_eq!(documented_behaviour("postgres", Level::Serializable), None);
+        assert_eq!(documented_behaviour("engine", Level::RepeatableRead), None);
     }
 }

@@ -31,6 +31,8 @@ mod txn_state;
 
 pub use self::postgres::PostgresSystem;
 pub use engine_system::EngineSystem;
-pub use level::{Level, LevelSupport, ParseLevelError};
+pub use level::{
+    DOCUMENTED_BEHAVIOUR, DocumentedBehaviour, Level, LevelSupport, ParseLevelError, documented_behaviour,
+};
 pub use session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 pub use sqlite::{ParseSqliteBeginError, SqliteBegin, SqliteSystem};

@@ -7,12 +7,8 @@ use std::fmt::Write;
 
 use checker::Cycle;
 
+use crate::escape::dot as escape;
 use crate::kind_style::{colour, dot_style};
-
-/// Escapes a string for a DOT double-quoted label.
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
-}
 
 /// The DOT graph of the `n`th cycle of anomaly class `name`.
 pub fn dot(name: &str, n: usize, cycle: &Cycle) -> String {

@@ -97,7 +97,10 @@ pub fn report_junit(report: &Report<'_>, options: JunitOptions) -> String {
         }
         junit.add_test_suite(suite);
     }
-    junit.to_string().unwrap_or_else(|e| format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- {e} -->\n"))
+    let xml =
+        junit.to_string().unwrap_or_else(|e| format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- {e} -->\n"));
+    // quick-junit has escaped the markup; what could still steer a CI log or a page is shown as \u{..}.
+    crate::escape::terminal_text(&xml).into_owned()
 }
 
 /// The explanations of the first few anomalies of each named class.

@@ -66,12 +66,13 @@ pub use junit::{JunitOptions, report_junit};
 pub use markdown::report_markdown;
 pub use out_dir::{OutOptions, write_out_dir, write_report};
 pub use report::{Invariant, Report};
-pub use run_summary::RunSummary;
+pub use run_summary::{Documented, RunSummary};
 pub use text::{text, verdict_word};
 pub use timeline::timeline_svg;
 pub use verdicts::{Outcome, Subject, Verdict, verdicts};
 
 /// The result as one JSON object (DESIGN.md §3).
 pub fn json(result: &checker::CheckResult) -> String {
-    serde_json::to_string_pretty(result).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    let text = serde_json::to_string_pretty(result).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    escape::json_safe(&text).into_owned()
 }

@@ -66,7 +66,9 @@ pub fn write_report(dir: &Path, report: &Report<'_>, options: &OutOptions) -> io
                 write(&format!("{stem}.dot"), dot)?;
                 write(&format!("{stem}.svg"), svg)?;
                 match crate::reproduction::reproduction(name, i + 1, cycle) {
-                    Ok(scenario) => write(&format!("{stem}.toml"), scenario.to_string())?,
+                    Ok(scenario) => {
+                        write(&format!("{stem}.toml"), crate::escape::toml_text(&scenario.to_string()).into_owned())?;
+                    }
                     Err(why) => log::info!("{name} #{} has no step-by-step replay: {why}", i + 1),
                 }
             }

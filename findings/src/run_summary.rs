@@ -21,6 +21,9 @@ pub struct RunSummary {
     pub isolation: String,
     /// How the system ran that level, in words.
     pub level_mapping: String,
+    /// What the system's documentation says of the level, when that is weaker than the model the
+    /// level's name maps to: quoted beside the verdict.
+    pub documented_behaviour: Option<Documented>,
     /// The workload.
     pub workload: String,
     /// The seed of the transaction stream.
@@ -48,6 +51,21 @@ pub struct RunSummary {
     /// Every other field, as written.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A system's documentation on a level, quoted, with its link (`run.json`'s `documented_behaviour`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+pub struct Documented {
+    /// The documentation's words.
+    pub quote: String,
+    /// Where they are.
+    pub link: String,
+}
+
+impl std::fmt::Display for Documented {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the system documents this level as: \"{}\" ({})", self.quote, self.link)
+    }
 }
 
 impl RunSummary {
@@ -78,6 +96,7 @@ impl RunSummary {
         push("system", if self.system_version.is_empty() { self.db.clone() } else { self.system_version.clone() });
         push("isolation", self.isolation.clone());
         push("level as run", self.level_mapping.clone());
+        push("documented behaviour", self.documented_behaviour.as_ref().map(ToString::to_string).unwrap_or_default());
         push("workload", self.workload.clone());
         push("clients", self.clients.map(|c| c.to_string()).unwrap_or_default());
         push("seed", self.seed.map(|s| s.to_string()).unwrap_or_default());
@@ -108,6 +127,17 @@ impl RunSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_documented_weaker_level_is_quoted_with_its_link_and_others_are_not() {
+        let v = serde_json::json!({"db": "postgres", "isolation": "repeatable-read",
+            "documented_behaviour": {"quote": "not serial", "link": "https://example.invalid/doc"}});
+        let rows = RunSummary::from_json(&v).unwrap().rows();
+        let row = rows.iter().find(|(name, _)| name == "documented behaviour").expect("a row");
+        assert_eq!(row.1, "the system documents this level as: \"not serial\" (https://example.invalid/doc)");
+        let plain = RunSummary::from_json(&serde_json::json!({"db": "engine", "documented_behaviour": null})).unwrap();
+        assert!(plain.rows().iter().all(|(name, _)| name != "documented behaviour"));
+    }
 
     #[test]
     fn a_run_json_reads_back_with_its_unknown_fields_kept() {

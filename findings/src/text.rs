@@ -24,6 +24,7 @@ pub fn verdict_word(valid: Validity) -> &'static str {
 
 /// The report for a check of `source`.
 pub fn text(result: &CheckResult, source: &str) -> String {
+    let source = crate::escape::terminal(source);
     let mut out = String::new();
     let checked = &result.checked;
     let against = if checked.models.is_empty() { String::new() } else { checked.models.join(", ") };
@@ -132,5 +133,5 @@ pub fn text(result: &CheckResult, source: &str) -> String {
     for spot in &s.blind_spots {
         let _ = writeln!(out, "Could not see: {spot}");
     }
-    out
+    crate::escape::terminal_text(&out).into_owned()
 }

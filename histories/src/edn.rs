@@ -18,6 +18,7 @@ use crate::well_formed::ParsedOp;
 /// Reads an EDN history: a stream of maps, or a single vector of maps.
 pub(crate) fn read(text: &str) -> Result<Vec<ParsedOp>, Located> {
     let lines = LineIndex::new(text);
+    crate::nesting::check_edn(text).map_err(|(at, problem)| (lines.position(at), problem))?;
     let mut ops = Vec::with_capacity(text.len() / 96);
     let mut pos = skip_blank(text, 0);
     let one_vector = text[pos..].starts_with('[');
@@ -44,7 +45,7 @@ pub(crate) fn read(text: &str) -> Result<Vec<ParsedOp>, Located> {
             }
             return Ok(ops);
         }
-        let (form, rest) = edn::read(&text[pos..]).map_err(|e| edn_error(&e, pos, text.len(), &lines))?;
+        let (form, rest) = edn::read(&text[pos..]).map_err(|e| edn_error(&e, pos, text, &lines))?;
         let at = lines.position(pos);
         ops.push(op_from_edn(&form, at).map_err(|problem| (at, problem))?);
         pos = skip_blank(text, text.len() - rest.len());
@@ -68,8 +69,9 @@ fn skip_blank(text: &str, mut pos: usize) -> usize {
     pos
 }
 
-fn edn_error(e: &EdnError, base: usize, len: usize, lines: &LineIndex) -> Located {
-    let offset = e.ptr.map_or(len, |ptr| base + ptr);
+fn edn_error(e: &EdnError, base: usize, text: &str, lines: &LineIndex) -> Located {
+    let len = text.len();
+    let offset = e.ptr.map_or(len, |ptr| base + ptr).min(len);
     let what = match &e.code {
         Code::UnexpectedEOF => {
             "unexpected end of file: expected the rest of the form (an unclosed map, vector or string?)".to_string()
@@ -80,10 +82,26 @@ fn edn_error(e: &EdnError, base: usize, len: usize, lines: &LineIndex) -> Locate
         Code::InvalidChar => "invalid character".to_string(),
         Code::InvalidEscape => "invalid escape in a string".to_string(),
         Code::InvalidKeyword => "invalid keyword".to_string(),
-        Code::InvalidNumber => "invalid number".to_string(),
+        Code::InvalidNumber => {
+            // Quoted as written: the token from the error's position to the next delimiter.
+            let token = text[offset..]
+                .split(|c: char| c.is_whitespace() || ",;\"[](){}".contains(c))
+                .next()
+                .unwrap_or_default();
+            let digits = token.trim_start_matches(['-', '+']);
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                format!(
+                    "integer {token} is out of range: values must fit in a signed 64-bit integer ({} to {})",
+                    i64::MIN,
+                    i64::MAX
+                )
+            } else {
+                format!("invalid number {token}")
+            }
+        }
         other => format!("invalid EDN ({other:?})"),
     };
-    (lines.position(offset.min(len)), Problem::Syntax(what))
+    (lines.position(offset), Problem::Syntax(what))
 }
 
 fn shape(message: impl Into<String>) -> Problem {
@@ -152,9 +170,13 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
                 other => return Err(shape(format!(":index must be a non-negative integer, not {}", brief(other)))),
             },
             "time" => match v {
-                Edn::Int(t) => op.op.time = Some(*t),
-                Edn::Nil => {}
-                other => return Err(shape(format!(":time must be an integer (nanoseconds), not {}", brief(other)))),
+                Edn::Int(t) if *t >= 0 => op.op.time = Some(*t),
+                other => {
+                    return Err(shape(format!(
+                        ":time must be a non-negative integer (nanoseconds), not {}",
+                        brief(other)
+                    )));
+                }
             },
             "f" => {
                 if let Some(f) = name_of(v) {
@@ -286,11 +308,13 @@ fn predicate_from_edn(v: &Edn<'_>) -> Result<Predicate, Problem> {
     match v {
         Edn::Bool(true) => Ok(Predicate::True),
         e if name_of(e) == Some("true") => Ok(Predicate::True),
-        Edn::Vector(parts) | Edn::List(parts) => match (parts.first().and_then(name_of), &parts[1..]) {
-            (Some("="), [Edn::Int(x)]) => Ok(Predicate::Eq(*x)),
-            (Some("mod"), [Edn::Int(m), Edn::Int(r)]) if *m > 0 => Ok(Predicate::Mod { m: *m, r: *r }),
-            _ => Err(bad()),
-        },
+        Edn::Vector(parts) | Edn::List(parts) => {
+            match (parts.first().and_then(name_of), parts.get(1..).unwrap_or_default()) {
+                (Some("="), [Edn::Int(x)]) => Ok(Predicate::Eq(*x)),
+                (Some("mod"), [Edn::Int(m), Edn::Int(r)]) if *m > 0 => Ok(Predicate::Mod { m: *m, r: *r }),
+                _ => Err(bad()),
+            }
+        }
         _ => Err(bad()),
     }
 }

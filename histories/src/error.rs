@@ -12,7 +12,8 @@ use crate::position::Position;
 #[non_exhaustive]
 pub enum HistoryError {
     /// The file could not be opened or read.
-    #[error("{file}: cannot read the history: {source}")]
+    /// Its cause is its `source`, printed once by whoever prints the chain (`{:#}` in anyhow).
+    #[error("{file}: cannot read the history")]
     Io {
         /// The file's name as given.
         file: String,
@@ -48,6 +49,14 @@ pub enum Problem {
     /// Not valid JSON or EDN, or a value of the wrong kind (the parser's own words).
     #[error("{0}")]
     Syntax(String),
+    /// Bytes that are not UTF-8.
+    #[error("invalid UTF-8 at byte offset {offset} (byte 0x{byte:02x}): a history must be UTF-8 text")]
+    InvalidUtf8 {
+        /// The offset of the first invalid byte from the start of the file.
+        offset: u64,
+        /// That byte.
+        byte: u8,
+    },
     /// Well-formed text that is not an operation as DESIGN.md §2 describes.
     #[error("{0}")]
     Shape(String),

@@ -31,19 +31,28 @@ pub(crate) fn read_lines(text: &str) -> Result<Vec<ParsedOp>, Located> {
 }
 
 /// Reads JSON Lines from a stream, a line at a time, so a large file is never held whole in memory.
+/// Invalid UTF-8 is refused with its line and its byte offset in the stream.
 pub(crate) fn read_lines_from(mut input: impl std::io::BufRead) -> Result<Vec<ParsedOp>, StreamError> {
     let mut ops = Vec::new();
-    let mut line = String::new();
+    let mut line = Vec::new();
     let mut number = 0u32;
+    let mut offset = 0u64;
     loop {
         line.clear();
-        if input.read_line(&mut line).map_err(StreamError::Io)? == 0 {
+        let read = input.read_until(b'\n', &mut line).map_err(StreamError::Io)?;
+        if read == 0 {
             return Ok(ops);
         }
         number += 1;
-        if let Some(op) = parse_line(line.trim_end_matches('\n'), number).map_err(StreamError::Malformed)? {
+        let text = std::str::from_utf8(&line).map_err(|e| {
+            let at = Position::new(number, e.valid_up_to() as u32 + 1);
+            let problem = Problem::InvalidUtf8 { offset: offset + e.valid_up_to() as u64, byte: line[e.valid_up_to()] };
+            StreamError::Malformed((at, problem))
+        })?;
+        if let Some(op) = parse_line(text.trim_end_matches('\n'), number).map_err(StreamError::Malformed)? {
             ops.push(op);
         }
+        offset += read as u64;
     }
 }
 
@@ -138,7 +147,8 @@ fn parse_object(text: &str, origin: Position) -> Result<ParsedOp, Located> {
         Some(value) => {
             let value_origin =
                 origin.then(Position::new(1, (value.get().as_ptr() as usize - text.as_ptr() as usize) as u32 + 1));
-            parse_value(value.get(), raw.process, &f).map_err(|e| (value_origin.then(json_position(&e)), syntax(&e)))?
+            parse_value(value.get(), raw.process, &f)
+                .map_err(|e| (value_origin.then(json_position(&e)), syntax_in(&e, value.get())))?
         }
     };
     Ok(ParsedOp {
@@ -190,6 +200,47 @@ fn syntax(e: &serde_json::Error) -> Problem {
     Problem::Syntax(message)
 }
 
+/// [`syntax`], with a number the model could not take quoted as it was written in `text` (where the
+/// error happened): `serde_json` has already turned it into a float, rounding it.
+fn syntax_in(e: &serde_json::Error, text: &str) -> Problem {
+    let problem = syntax(e);
+    let Problem::Syntax(message) = &problem else { return problem };
+    if !message.starts_with("non-integer value ") {
+        return problem;
+    }
+    let Some(end) = offset_of(text, e.line(), e.column()) else { return problem };
+    let number = |b: u8| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
+    let bytes = text.as_bytes();
+    // The error is reported at the number's last byte or just after it.
+    let end = if end < bytes.len() && number(bytes[end]) { end + 1 } else { end };
+    let start = bytes[..end].iter().rposition(|&b| !number(b)).map_or(0, |i| i + 1);
+    let written = &text[start..end];
+    if written.is_empty() {
+        return problem;
+    }
+    let digits = written.strip_prefix('-').unwrap_or(written);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        Problem::Syntax(format!(
+            "integer {written} is out of range: values must fit in a signed 64-bit integer ({} to {})",
+            i64::MIN,
+            i64::MAX
+        ))
+    } else {
+        Problem::Syntax(format!("non-integer value {written}: values must be integers"))
+    }
+}
+
+/// The byte offset of a 1-based line and column (as `serde_json` reports them) in `text`.
+fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        text.bytes().enumerate().filter(|&(_, b)| b == b'\n').nth(line - 2).map(|(i, _)| i + 1)?
+    };
+    let offset = line_start + column.saturating_sub(1);
+    (offset <= text.len() && text.is_char_boundary(offset)).then_some(offset)
+}
+
 /// An operation object as written, before its value is interpreted.
 struct RawOp<'a> {
     index: Option<u64>,
@@ -228,9 +279,24 @@ impl<'de: 'a, 'a> Visitor<'de> for RawOpVisitor<'a> {
             error: None,
             extra: Vec::new(),
         };
+        let mut seen = SeenFields::default();
         while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if !seen.insert(&name, &op.extra) {
+                return Err(de::Error::custom(format!(
+                    "duplicate field {name:?} in the operation: each field may appear once"
+                )));
+            }
             match &*name {
-                "index" => op.index = map.next_value::<Option<u64>>()?,
+                "index" => {
+                    let raw: &'de RawValue = map.next_value()?;
+                    let index = raw.get().parse::<u64>().map_err(|_| {
+                        de::Error::custom(format!(
+                            r#""index" must be a non-negative integer, not {}"#,
+                            brief_raw(raw.get())
+                        ))
+                    })?;
+                    op.index = Some(index);
+                }
                 "type" => {
                     let name: std::borrow::Cow<'de, str> = map.next_value()?;
                     op.kind = Some(OpType::parse(&name).ok_or_else(|| {
@@ -241,7 +307,16 @@ impl<'de: 'a, 'a> Visitor<'de> for RawOpVisitor<'a> {
                 }
                 "process" => op.process = map.next_value_seed(ProcessSeed)?,
                 "f" => op.f = map.next_value::<Option<std::borrow::Cow<'de, str>>>()?.map(|f| Function::parse(&f)),
-                "time" => op.time = map.next_value()?,
+                "time" => {
+                    let raw: &'de RawValue = map.next_value()?;
+                    let time = raw.get().parse::<i64>().ok().filter(|t| *t >= 0).ok_or_else(|| {
+                        de::Error::custom(format!(
+                            r#""time" must be a non-negative integer (nanoseconds), not {}"#,
+                            brief_raw(raw.get())
+                        ))
+                    })?;
+                    op.time = Some(time);
+                }
                 "value" => op.value = Some(map.next_value()?),
                 "error" => {
                     let error: serde_json::Value = map.next_value()?;
@@ -258,6 +333,41 @@ impl<'de: 'a, 'a> Visitor<'de> for RawOpVisitor<'a> {
             }
         }
         Ok(op)
+    }
+}
+
+/// The fields an operation object has had so far, to refuse one written twice (JSON does not forbid
+/// it, and which one counts would be a guess): the known fields as bits, the others looked up among
+/// the extra fields kept, through a set once there are many.
+#[derive(Default)]
+struct SeenFields {
+    known: u8,
+    extra: Option<rustc_hash::FxHashSet<Box<str>>>,
+}
+
+impl SeenFields {
+    /// Notes `name`; false if it was seen before.
+    fn insert(&mut self, name: &str, extra: &[(Box<str>, serde_json::Value)]) -> bool {
+        const KNOWN: [&str; 7] = ["index", "type", "process", "f", "time", "value", "error"];
+        if let Some(bit) = KNOWN.iter().position(|k| *k == name) {
+            let fresh = self.known & (1 << bit) == 0;
+            self.known |= 1 << bit;
+            return fresh;
+        }
+        if extra.len() < 16 {
+            return !extra.iter().any(|(k, _)| &**k == name);
+        }
+        let set = self.extra.get_or_insert_with(|| extra.iter().map(|(k, _)| k.clone()).collect());
+        set.insert(name.into())
+    }
+}
+
+/// A value as written, shortened for a message.
+fn brief_raw(text: &str) -> String {
+    if text.chars().count() > 40 {
+        format!("{}…", text.chars().take(40).collect::<String>())
+    } else {
+        text.to_string()
     }
 }
 

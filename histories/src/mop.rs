@@ -454,7 +454,9 @@ impl<'de> Visitor<'de> for RowsVisitor {
         let mut rows = Rows::new();
         while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             let IntValue(v) = map.next_value()?;
-            rows.insert(Key::from_member_name(&name), v);
+            if rows.insert(Key::from_member_name(&name), v).is_some() {
+                return Err(de::Error::custom(format!("duplicate key {name:?} in the rows: each key may appear once")));
+            }
         }
         Ok(MaybeRows(Some(rows)))
     }
@@ -462,6 +464,9 @@ impl<'de> Visitor<'de> for RowsVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MaybeRows, A::Error> {
         let mut rows = Rows::new();
         while let Some((k, IntValue(v))) = seq.next_element::<(Key, IntValue)>()? {
+            if rows.contains_key(&k) {
+                return Err(de::Error::custom(format!("duplicate key {k} in the rows: each key may appear once")));
+            }
             rows.insert(k, v);
         }
         Ok(MaybeRows(Some(rows)))

@@ -14,13 +14,14 @@ use crate::exit;
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     let (history, source) = read_history(&args.file)?;
-    log::info!("read {} operations from {source}", history.len());
+    log::info!("read {} operations from {}", history.len(), findings::escape::terminal(&source));
     if args.strict {
         history.refuse_leniency(&source)?;
     }
     for leniency in history.leniencies() {
         log::warn!(
-            "{source}:{}: read leniently ({} op{}, the first here): {}",
+            "{}:{}: read leniently ({} op{}, the first here): {}",
+            findings::escape::terminal(&source),
             leniency.first,
             leniency.ops,
             if leniency.ops == 1 { "" } else { "s" },
@@ -141,5 +142,10 @@ fn read_history(path: &Path) -> anyhow::Result<(History, String)> {
         let history = histories::parse(&text, Format::sniff(&text), "<stdin>")?;
         return Ok((history, "<stdin>".into()));
     }
-    Ok((histories::read_file(path)?, path.display().to_string()))
+    let read = histories::read_path(path)?;
+    let source = path.display().to_string();
+    if let Some(mismatch) = read.mismatch {
+        eprintln!("isocheck: warning: {}: {mismatch}", findings::escape::terminal(&source));
+    }
+    Ok((read.history, source))
 }

@@ -251,6 +251,8 @@ fn summary(
         "system_version": system.version(),
         "isolation": args.isolation.name(),
         "level_mapping": system.level(args.isolation).describe(),
+        "documented_behaviour": adapters::documented_behaviour(system.name(), args.isolation)
+            .map(|d| json!({"quote": d.quote, "link": d.link})),
         "workload": workload.name(),
         "parameters": workload.parameters(),
         "seed": args.seed,
@@ -335,6 +337,14 @@ fn text(summary: &serde_json::Value, result: &CheckResult, history: &Path) -> St
         let _ = writeln!(out, "Graph check: {graph}");
     }
     out.push('\n');
-    out.push_str(&findings::text(result, &history.display().to_string()));
+    let report = findings::text(result, &history.display().to_string());
+    let (verdict, rest) = report.split_once('\n').unwrap_or((&report, ""));
+    let _ = writeln!(out, "{verdict}");
+    // A level its system documents as weaker than its name is quoted beside the verdict, which still
+    // follows the model checked.
+    if let Some(documented) = findings::RunSummary::from_json(summary).ok().and_then(|run| run.documented_behaviour) {
+        let _ = writeln!(out, "Note: {documented}; the verdict above is by the model checked (--model).");
+    }
+    out.push_str(rest);
     out
 }

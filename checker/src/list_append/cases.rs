@@ -22,7 +22,7 @@ type Cases = BTreeMap<&'static str, Vec<Case>>;
 pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
     let mut cases = Cases::new();
     let summaries = summaries(index, txns);
-    let mut incompatible: Vec<KeyId> = Vec::new();
+    let mut incompatible = vec![false; index.keys.len()];
     for t in txns.ids() {
         let outcome = txns.outcome(t);
         // An indeterminate transaction's reads are not observations: it may never have committed.
@@ -36,8 +36,8 @@ pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
             // Most reads are prefixes of their key's longest read: whatever is true of the longest read's
             // first elements is true of them, so only the others need an element-by-element look.
             let prefix = summary.longest.starts_with(list);
-            if !prefix && !incompatible.contains(&k) {
-                incompatible.push(k);
+            if !prefix {
+                incompatible[k as usize] = true;
             }
             if !prefix || summary.first_duplicate < list.len() {
                 duplicates(txns, t, mop, key, list, &mut cases);
@@ -49,12 +49,12 @@ pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
                 intermediate_read(index, txns, t, k, mop, key, list, &mut cases);
             }
         }
-        if outcome == OpType::Ok {
+        if outcome == OpType::Ok && repeats_a_key(index, txns, t) {
             internal(index, txns, t, &mut cases);
             future_read(index, txns, t, &mut cases);
         }
     }
-    incompatible_orders(index, txns, incompatible, &mut cases);
+    incompatible_orders(index, txns, &incompatible, &mut cases);
     dirty_updates(index, txns, &mut cases);
     lost_updates(index, txns, &mut cases);
     cases.retain(|_, v| !v.is_empty());
@@ -189,22 +189,33 @@ fn later_append(mops: &[Mop], key: &histories::Key, after: i64) -> Option<i64> {
 /// `internal`: a read that disagrees with the transaction's own earlier reads and appends (Cerone et
 /// al.'s axiom INT). For each key the transaction expects what it last read (if it read it) followed by
 /// what it appended since; without an earlier read, only the appended tail is known.
+/// Whether a transaction touches some key twice: only then can it contradict or foresee itself
+/// (`internal`, `future-read`).
+fn repeats_a_key(index: &Index<'_>, txns: &Txns<'_>, t: TxnId) -> bool {
+    let n = txns.mops(t).len();
+    if n <= 16 {
+        return (1..n).any(|i| (0..i).any(|j| index.key_of(t, i) == index.key_of(t, j)));
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    !(0..n).all(|i| seen.insert(index.key_of(t, i)))
+}
+
 fn internal(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
     let mops = txns.mops(t);
-    let repeats = (1..mops.len()).any(|i| (0..i).any(|j| index.key_of(t, i) == index.key_of(t, j)));
-    if !repeats {
-        return;
-    }
     // (key, the list last read, the elements appended since)
     type Expected<'a> = (KeyId, Option<&'a [i64]>, Vec<i64>);
     let mut state: Vec<Expected> = Vec::new();
+    let mut slots: FxHashMap<KeyId, usize> = FxHashMap::default();
     for (i, mop) in mops.iter().enumerate() {
         let k = index.key_of(t, i);
-        let slot = state.iter().position(|(key, _, _)| *key == k);
+        let slot = slots.get(&k).copied();
         match mop {
             Mop::Append { value, .. } => match slot {
                 Some(s) => state[s].2.push(*value),
-                None => state.push((k, None, vec![*value])),
+                None => {
+                    slots.insert(k, state.len());
+                    state.push((k, None, vec![*value]));
+                }
             },
             Mop::Read { key, value } => {
                 let read: &[i64] = match value {
@@ -212,6 +223,7 @@ fn internal(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
                     _ => &[],
                 };
                 let Some(s) = slot else {
+                    slots.insert(k, state.len());
                     state.push((k, Some(read), Vec::new()));
                     continue;
                 };
@@ -247,14 +259,20 @@ fn internal(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
 /// `future-read`: a read that shows an element the same transaction appends only later.
 fn future_read(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
     let mops = txns.mops(t);
+    // Each (key, element) this transaction read, with its first read showing it.
+    let mut first_read_of: FxHashMap<(KeyId, i64), usize> = FxHashMap::default();
     for (i, mop) in mops.iter().enumerate() {
+        if let Mop::Read { value: Observed::List(list), .. } = mop {
+            let k = index.key_of(t, i);
+            for &e in list.iter() {
+                first_read_of.entry((k, e)).or_insert(i);
+            }
+            continue;
+        }
         let Mop::Append { key, value } = mop else { continue };
         let k = index.key_of(t, i);
-        let earlier = mops[..i].iter().enumerate().find(|(j, m)| {
-            index.key_of(t, *j) == k
-                && matches!(m, Mop::Read { value: Observed::List(list), .. } if list.contains(value))
-        });
-        if let Some((_, read)) = earlier {
+        let earlier = first_read_of.get(&(k, *value)).map(|&j| &mops[j]);
+        if let Some(read) = earlier {
             let text = format!(
                 "{} read {read}, which includes {value}, before it appended {value} to key {key} itself",
                 txns.name(t)
@@ -298,22 +316,27 @@ fn duplicates(txns: &Txns<'_>, t: TxnId, mop: &Mop, key: &Key, list: &[i64], cas
 /// `incompatible-order`: reads of one key that are not all prefixes of its longest read, so no single
 /// order of appends explains them. Reported once per key, with the first pair (by length) that
 /// disagrees, as Elle does.
-fn incompatible_orders(index: &Index<'_>, txns: &Txns<'_>, mut bad_keys: Vec<KeyId>, cases: &mut Cases) {
-    bad_keys.sort_unstable();
-    for k in bad_keys {
-        let mut values: Vec<(&[i64], TxnId)> = Vec::new();
-        for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
-            for (i, mop) in txns.mops(t).iter().enumerate() {
-                if let Mop::Read { value: Observed::List(list), .. } = mop
-                    && index.key_of(t, i) == k
-                    && !list.is_empty()
-                    && !values.iter().any(|(v, _)| *v == list.as_slice())
-                {
-                    values.push((list, t));
-                }
+fn incompatible_orders(index: &Index<'_>, txns: &Txns<'_>, bad_keys: &[bool], cases: &mut Cases) {
+    if !bad_keys.contains(&true) {
+        return;
+    }
+    // One pass gathers every read of every bad key, in transaction order.
+    let mut reads: BTreeMap<KeyId, Vec<(&[i64], TxnId)>> = BTreeMap::new();
+    for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
+        for (i, mop) in txns.mops(t).iter().enumerate() {
+            let k = index.key_of(t, i);
+            if let Mop::Read { value: Observed::List(list), .. } = mop
+                && bad_keys[k as usize]
+                && !list.is_empty()
+            {
+                reads.entry(k).or_default().push((list, t));
             }
         }
+    }
+    for (k, mut values) in reads {
+        // A stable sort keeps equal reads in transaction order, so deduplication keeps the first reader.
         values.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then_with(|| a.0.cmp(b.0)));
+        values.dedup_by(|later, first| later.0 == first.0);
         let Some(pair) = values.windows(2).find(|w| !w[1].0.starts_with(w[0].0)) else { continue };
         let ((a, ta), (b, tb)) = (pair[0], pair[1]);
         let key = index.keys[k as usize];
@@ -335,16 +358,15 @@ fn incompatible_orders(index: &Index<'_>, txns: &Txns<'_>, mut bad_keys: Vec<Key
 fn dirty_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
     for k in 0..index.keys.len() {
         let Some(at) = index.longest[k] else { continue };
-        let mut seen = Vec::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         // The initial state counts as committed.
         let mut state = OpType::Ok;
         let mut since: Option<TxnId> = None;
         let mut run: Vec<i64> = Vec::new();
         for &e in read_list(txns, at) {
-            if seen.contains(&e) {
+            if !seen.insert(e) {
                 continue;
             }
-            seen.push(e);
             let Some(w) = index.elem(k as KeyId, e).map(|el| el.writer).filter(|&w| w != NO_TXN) else { continue };
             let outcome = txns.outcome(w);
             run.push(e);
@@ -381,29 +403,29 @@ fn lost_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
     // (key, last element of the version read) to the transactions that read it and then appended.
     type Version = (KeyId, Option<i64>);
     let mut groups: FxHashMap<Version, Vec<(TxnId, ReadAt)>> = FxHashMap::default();
+    // Per key, its first read in the transaction, if it came before the transaction's first append to
+    // that key (`None` once an append came first: later reads of the key are not external).
+    let mut first_read: FxHashMap<KeyId, Option<(Option<i64>, ReadAt)>> = FxHashMap::default();
+    let mut written: rustc_hash::FxHashSet<KeyId> = rustc_hash::FxHashSet::default();
     for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
-        // Each key's first read, if it came before the transaction's first append to that key.
-        type FirstRead = (KeyId, Option<(Option<i64>, ReadAt)>);
-        let mut first_read: Vec<FirstRead> = Vec::new();
-        let mut written: Vec<KeyId> = Vec::new();
+        first_read.clear();
+        written.clear();
         for (i, mop) in txns.mops(t).iter().enumerate() {
             let k = index.key_of(t, i);
             match mop {
-                Mop::Read { value, .. } if !first_read.iter().any(|(key, _)| *key == k) => {
+                Mop::Read { value, .. } if !first_read.contains_key(&k) => {
                     let last = match value {
                         Observed::List(list) => list.last().copied(),
                         _ => None,
                     };
-                    first_read.push((k, Some((last, ReadAt { txn: t, mop: i as u32 }))));
+                    first_read.insert(k, Some((last, ReadAt { txn: t, mop: i as u32 })));
                 }
-                Mop::Append { .. } if !written.contains(&k) => {
-                    written.push(k);
-                    match first_read.iter().find(|(key, _)| *key == k) {
-                        Some((_, Some((version, at)))) => groups.entry((k, *version)).or_default().push((t, *at)),
-                        // A write before any read: later reads of this key are not external.
-                        _ => first_read.push((k, None)),
+                Mop::Append { .. } if written.insert(k) => match first_read.get(&k) {
+                    Some(Some((version, at))) => groups.entry((k, *version)).or_default().push((t, *at)),
+                    _ => {
+                        first_read.insert(k, None);
                     }
-                }
+                },
                 _ => {}
             }
         }

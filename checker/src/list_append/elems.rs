@@ -80,9 +80,12 @@ impl ElemMap {
                     *base = value;
                 }
                 if value < *base {
-                    let shift = (*base - value) as usize;
+                    // Room for at least as many again below, so values that come in descending order
+                    // shift the table a logarithmic number of times, not once each.
+                    let room = usize::try_from((*base).abs_diff(i64::MIN)).unwrap_or(usize::MAX);
+                    let shift = ((*base - value) as usize).max(slots.len()).min(room);
                     slots.splice(0..0, std::iter::repeat_n(Elem::ABSENT, shift));
-                    *base = value;
+                    *base -= shift as i64;
                 }
                 let i = (value - *base) as usize;
                 if i >= slots.len() {

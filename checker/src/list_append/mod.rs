@@ -87,7 +87,8 @@ impl<'h> Index<'h> {
 
     fn intern_and_record_writes(&mut self, txns: &Txns<'h>) -> Result<(), CheckError> {
         let mut ids: FxHashMap<&'h Key, KeyId> = FxHashMap::default();
-        let mut last_append: Vec<(KeyId, i64)> = Vec::new();
+        // Per key, the last element this transaction appended to it so far.
+        let mut last_append: FxHashMap<KeyId, i64> = FxHashMap::default();
         for t in txns.ids() {
             self.mop_start.push(self.mop_keys.len() as u32);
             last_append.clear();
@@ -108,15 +109,11 @@ impl<'h> Index<'h> {
                 match mop {
                     Mop::Append { value, .. } => {
                         let elems = &mut self.elems[k as usize];
-                        if let Some(previous) = last_append.iter_mut().find(|(key, _)| *key == k) {
-                            if let Some(e) = elems.get_mut(previous.1)
-                                && e.writer == t
-                            {
-                                e.intermediate = true;
-                            }
-                            previous.1 = *value;
-                        } else {
-                            last_append.push((k, *value));
+                        if let Some(previous) = last_append.insert(k, *value)
+                            && let Some(e) = elems.get_mut(previous)
+                            && e.writer == t
+                        {
+                            e.intermediate = true;
                         }
                         let elem = elems.entry(*value);
                         if elem.writer == NO_TXN {
