@@ -59,6 +59,81 @@ pub enum Command {
     ///
     /// Exit code: 0 when it ran (whatever it found), 2 for bad input or an unreachable system.
     Compare(CompareArgs),
+    /// Shrink a failing history to the smallest sub-history (by transactions, then by micro-ops) on which
+    /// the checker still reports the anomaly, and say why each kept transaction is needed.
+    ///
+    /// Prints the kept transactions with why each is needed, the test shorthand and the history.
+    /// Exit code: 1 shrunk (the history shows the anomaly), 0 nothing to shrink (the history is valid),
+    /// 2 bad input or usage, or a history that shows none of the anomalies named.
+    Shrink(ShrinkArgs),
+    /// Write a history in another format: JSON Lines, the JSON array elle-cli reads, or Jepsen EDN (for
+    /// Elle and adya), keeping indices, processes, times, errors, nemesis ops and unknown fields.
+    ///
+    /// Exit code: 0 written, 2 bad input or usage.
+    Convert(ConvertArgs),
+}
+
+/// Flags of `isocheck shrink`.
+#[derive(Debug, Args)]
+pub struct ShrinkArgs {
+    /// The history file (.jsonl, .json or .edn); `-` reads standard input.
+    pub file: PathBuf,
+
+    /// What to check, as for `check`. `--anomaly` also names what to shrink for: the shrunk history shows
+    /// one of these (umbrella classes count for their members); without it, any class the whole history
+    /// shows.
+    #[command(flatten)]
+    pub check: CheckFlags,
+
+    /// The workload of the micro-ops (detected when absent).
+    #[arg(long, value_enum)]
+    pub workload: Option<WorkloadName>,
+
+    /// Also write the shrunk history to this file, in the format its extension names (.jsonl, .json or
+    /// .edn; JSON Lines otherwise).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// Flags of `isocheck convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The history file (.jsonl, .json or .edn); `-` reads standard input.
+    pub file: PathBuf,
+
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub to: HistoryFormat,
+
+    /// Write to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// A history file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HistoryFormat {
+    /// JSON Lines: one operation object a line (isocheck's own).
+    Jsonl,
+    /// One JSON array of operation objects (elle-cli).
+    Json,
+    /// Jepsen EDN: one operation map a line (Elle, adya).
+    Edn,
+}
+
+impl HistoryFormat {
+    /// The library's format.
+    pub fn format(self) -> histories::Format {
+        match self {
+            HistoryFormat::Jsonl => histories::Format::JsonLines,
+            HistoryFormat::Json => histories::Format::JsonArray,
+            HistoryFormat::Edn => histories::Format::Edn,
+        }
+    }
 }
 
 /// Flags of `isocheck check`.

@@ -64,6 +64,7 @@ mod list_append;
 mod options;
 mod orders;
 mod result;
+pub mod shrink;
 mod rw_register;
 pub mod timing;
 mod txn;

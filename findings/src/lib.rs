@@ -50,6 +50,7 @@ mod out_dir;
 pub mod page;
 mod report;
 pub mod reproduction;
+pub mod shrunk;
 mod run_summary;
 pub mod svg;
 mod text;

@@ -107,14 +107,14 @@ pub fn inference(flags: &CheckFlags) -> Inference {
 }
 
 /// A checker error about an operation, located in the file as a malformed history's errors are.
-fn located(error: CheckError, source: &str) -> anyhow::Error {
+pub fn located(error: CheckError, source: &str) -> anyhow::Error {
     match error {
         CheckError::Workload { at, message } => anyhow::anyhow!("{source}:{at}: {message}"),
         other => other.into(),
     }
 }
 
-fn workload(name: WorkloadName) -> Workload {
+pub fn workload(name: WorkloadName) -> Workload {
     match name {
         WorkloadName::ListAppend => Workload::ListAppend,
         WorkloadName::RwRegister => Workload::RwRegister,
@@ -122,7 +122,7 @@ fn workload(name: WorkloadName) -> Workload {
     }
 }
 
-fn read_history(path: &Path) -> anyhow::Result<(History, String)> {
+pub fn read_history(path: &Path) -> anyhow::Result<(History, String)> {
     if path == Path::new("-") {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).context("reading the history from standard input")?;
