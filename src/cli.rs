@@ -162,6 +162,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
+    /// When the history shows an anomaly, also shrink it (as `isocheck shrink` does) and print the shrunk
+    /// history after the report; with --out, write it, why each transaction is kept, and its replays
+    /// under DIR/shrunk/, and show it first in report.html.
+    #[arg(long)]
+    pub shrink: bool,
+
     #[command(flatten)]
     pub report: ReportFlags,
 }
@@ -312,6 +318,12 @@ pub struct RunArgs {
     /// junit.xml, cycles/) (default: a fresh directory under runs/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// When the run shows an anomaly, also shrink its history (as `isocheck shrink` does) and write the
+    /// shrunk history, why each transaction is kept, and its replays under OUT/shrunk/; report.html
+    /// shows it first.
+    #[arg(long)]
+    pub shrink: bool,
 
     #[command(flatten)]
     pub report: ReportFlags,

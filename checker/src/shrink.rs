@@ -114,7 +114,11 @@ pub fn shrink(history: &History, options: &Options, wanted: &[String]) -> Result
     if targets.is_empty() {
         return Err(ShrinkError::NotShown {
             wanted: if wanted.is_empty() { "any anomaly".into() } else { wanted.join(", ") },
-            reported: if reported.is_empty() { "none".into() } else { reported.iter().cloned().collect::<Vec<_>>().join(", ") },
+            reported: if reported.is_empty() {
+                "none".into()
+            } else {
+                reported.iter().cloned().collect::<Vec<_>>().join(", ")
+            },
         });
     }
     let mut search = Search::new(history, &options, targets, reported);
@@ -369,15 +373,10 @@ impl<'a> Search<'a> {
             let mut without = units.clone();
             without.remove(i);
             self.checks += 1;
-            let after = History::from_ops(self.build(&without, masks))
-                .ok()
-                .and_then(|h| crate::check(&h, self.options).ok());
-            let new: Vec<String> = after
-                .iter()
-                .flat_map(|r| &r.anomaly_types)
-                .filter(|a| !self.allowed.contains(*a))
-                .cloned()
-                .collect();
+            let after =
+                History::from_ops(self.build(&without, masks)).ok().and_then(|h| crate::check(&h, self.options).ok());
+            let new: Vec<String> =
+                after.iter().flat_map(|r| &r.anomaly_types).filter(|a| !self.allowed.contains(*a)).cloned().collect();
             let steps: Vec<Step> = cycles
                 .iter()
                 .filter_map(|a| a.as_cycle())
@@ -391,7 +390,9 @@ impl<'a> Search<'a> {
                 .zip(&masks[u])
                 .filter(|(_, on)| **on)
                 .filter_map(|(m, _)| match m {
-                    Mop::Read { key, value } if *value != Observed::Nil && order_keys.contains(key) => Some(key.clone()),
+                    Mop::Read { key, value } if *value != Observed::Nil && order_keys.contains(key) => {
+                        Some(key.clone())
+                    }
                     _ => None,
                 })
                 .collect();

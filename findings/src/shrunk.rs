@@ -26,7 +26,9 @@ pub fn need_sentence(need: &Need) -> String {
                 keys.join(", ")
             )
         }
-        Need::OrderWitness => "it is a real-time or process-order witness: without it the cycle's order edges go".into(),
+        Need::OrderWitness => {
+            "it is a real-time or process-order witness: without it the cycle's order edges go".into()
+        }
         Need::Wrote(classes) => format!(
             "it wrote values the kept reads show: without it the rest would show {}, which the history does not",
             classes.join(", ")
@@ -49,9 +51,14 @@ pub fn shrunk_text(shrunk: &Shrunk, source: &str) -> String {
     );
     out.push_str("\nKept, and why (each was removed alone and the anomaly went):\n");
     let ops = by_index(&shrunk.history);
-    for kept in &shrunk.kept {
+    let writers: Vec<String> =
+        shrunk.kept.iter().filter(|k| matches!(k.need, Need::Wrote(_))).map(|k| format!("T{}", k.index)).collect();
+    for kept in shrunk.kept.iter().filter(|k| !matches!(k.need, Need::Wrote(_))) {
         let txn = ops.get(&kept.index).map(|op| mops_text(op.mops())).unwrap_or_default();
         let _ = writeln!(out, "  T{} {txn}\n    {}", kept.index, need_sentence(&kept.need));
+    }
+    if let Some(need) = shrunk.kept.iter().map(|k| &k.need).find(|n| matches!(n, Need::Wrote(_))) {
+        let _ = writeln!(out, "  {} ({} transactions)\n    {}", writers.join(" "), writers.len(), need_sentence(need));
     }
     out.push_str("\nAs a test (checker/tests/support):\n  ");
     out.push_str(&shorthand(&shrunk.history, &shrunk.result.checked.workload));
@@ -118,6 +125,45 @@ pub fn write_shrunk(dir: &std::path::Path, shrunk: &Shrunk) -> std::io::Result<V
     Ok(written)
 }
 
+/// The shrunk history as a section of `report.html`, shown before everything else: the figures, the
+/// kept transactions with why each is needed, and the test shorthand.
+pub fn shrunk_html(shrunk: &Shrunk) -> String {
+    use crate::page::{Cell, para, table};
+    let mut out = String::from("<section id=\"shrunk\">\n<h2>Shrunk history</h2>\n");
+    out.push_str(&para(
+        "lead",
+        &format!(
+            "{} of {} transactions and {} of {} micro-ops still show {}; each transaction below was removed \
+             alone and the anomaly went. The shrunk history is shrunk/history.jsonl, its replays shrunk/cycles/.",
+            shrunk.kept.len(),
+            shrunk.original_txns,
+            shrunk.mops,
+            shrunk.original_mops,
+            shrunk.result.anomaly_types.join(", ")
+        ),
+    ));
+    let ops = by_index(&shrunk.history);
+    let rows: Vec<Vec<Cell>> = shrunk
+        .kept
+        .iter()
+        .map(|k| {
+            let op = ops.get(&k.index);
+            vec![
+                Cell::Text(format!("T{}", k.index)),
+                Cell::Text(op.map(|op| op.process.to_string()).unwrap_or_default()),
+                Cell::Code(op.map(|op| mops_text(op.mops())).unwrap_or_default()),
+                Cell::Text(need_sentence(&k.need)),
+            ]
+        })
+        .collect();
+    out.push_str(&table("shrunk", &["transaction", "process", "micro-ops", "why it is kept"], &rows));
+    out.push_str(&format!(
+        "<p>As a test:</p><pre><code>{}</code></pre>\n</section>\n",
+        crate::escape::Xml(&shorthand(&shrunk.history, &shrunk.result.checked.workload))
+    ));
+    out
+}
+
 fn need_name(need: &Need) -> &'static str {
     match need {
         Need::CycleEdge(_) => "cycle-edge",
@@ -129,7 +175,13 @@ fn need_name(need: &Need) -> &'static str {
 }
 
 fn by_index(history: &History) -> BTreeMap<u64, &Op> {
-    history.transactions().map(|t| { let op = t.completion.unwrap_or(t.invoke); (op.index, op) }).collect()
+    history
+        .transactions()
+        .map(|t| {
+            let op = t.completion.unwrap_or(t.invoke);
+            (op.index, op)
+        })
+        .collect()
 }
 
 fn mops_text(mops: &[Mop]) -> String {
@@ -142,7 +194,9 @@ pub fn shorthand(history: &History, workload: &str) -> String {
     shorthand_of(history, workload == "rw-register").unwrap_or_else(|| {
         let lines: Vec<String> = history
             .transactions()
-            .map(|t| format!("T{} process {} {}: {}", t.op().index, t.op().process, t.outcome(), mops_text(t.op().mops())))
+            .map(|t| {
+                format!("T{} process {} {}: {}", t.op().index, t.op().process, t.outcome(), mops_text(t.op().mops()))
+            })
             .collect();
         lines.join("\n  ")
     })

@@ -78,10 +78,29 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     if let Some(object) = summary.as_object_mut() {
         object.insert("graph_check".into(), json!(graph_check.describe()));
     }
+    let source = history_path.display().to_string();
+    let shrunk = match args.shrink {
+        true => super::shrink::shrink_into(Some(&out_dir), &outcome.history, &result, &options, &source)?,
+        false => None,
+    };
+    if let (Some(object), Some(shrunk)) = (summary.as_object_mut(), &shrunk) {
+        object.insert(
+            "shrunk".into(),
+            json!({
+                "txns": shrunk.kept.len(),
+                "mops": shrunk.mops,
+                "anomaly_types": shrunk.result.anomaly_types,
+                "history": out_dir.join("shrunk").join("history.jsonl").display().to_string(),
+            }),
+        );
+    }
     std::fs::write(out_dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
-    let report = findings::Report::check(history_path.display().to_string(), &result)
+    let mut report = findings::Report::check(source, &result)
         .with_history(&outcome.history)
         .with_run(findings::RunSummary::from_json(&summary)?);
+    if let Some(shrunk) = &shrunk {
+        report = report.with_shrunk(shrunk);
+    }
     super::check::write_report(&out_dir, &report, &args.report)?;
     let report = match args.format {
         OutputFormat::Text => text(&summary, &result, &history_path),

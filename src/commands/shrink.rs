@@ -59,10 +59,11 @@ pub fn shrink(history: &History, options: &Options, wanted: &[String], source: &
     }
 }
 
-/// For `run` and `check` with `--shrink`: when the result is invalid, shrinks the history and writes the
-/// shrunk history, why each transaction is kept, and its replays under `dir/shrunk/`.
+/// For `run` and `check` with `--shrink`: when the result is invalid, shrinks the history and, given a
+/// directory, writes the shrunk history, why each transaction is kept, and its replays under
+/// `dir/shrunk/`.
 pub fn shrink_into(
-    dir: &Path,
+    dir: Option<&Path>,
     history: &History,
     result: &checker::CheckResult,
     options: &Options,
@@ -72,14 +73,17 @@ pub fn shrink_into(
         return Ok(None);
     }
     let Some(shrunk) = shrink(history, options, &[], source)? else { return Ok(None) };
-    let written = findings::shrunk::write_shrunk(&dir.join("shrunk"), &shrunk)
-        .with_context(|| format!("writing the shrunk history to {}", dir.join("shrunk").display()))?;
-    eprintln!(
-        "isocheck: shrunk to {} transactions; wrote {} files to {}",
-        shrunk.kept.len(),
-        written.len(),
-        dir.join("shrunk").display()
-    );
+    if let Some(dir) = dir {
+        let dir = dir.join("shrunk");
+        let written = findings::shrunk::write_shrunk(&dir, &shrunk)
+            .with_context(|| format!("writing the shrunk history to {}", dir.display()))?;
+        eprintln!(
+            "isocheck: shrunk to {} transactions; wrote {} files to {}",
+            shrunk.kept.len(),
+            written.len(),
+            dir.display()
+        );
+    }
     Ok(Some(shrunk))
 }
 
