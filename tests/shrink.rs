@@ -63,7 +63,11 @@ fn the_shrunk_history_is_the_cycle_and_the_writers_of_what_it_read() {
     }
     let mut expected: BTreeSet<u64> = BTreeSet::from([8682, 8686]);
     for t in whole.transactions() {
-        if t.op().mops().iter().any(|m| matches!(m, Mop::Append { key, value } if read.contains(&(key.clone(), *value)))) {
+        if t.op()
+            .mops()
+            .iter()
+            .any(|m| matches!(m, Mop::Append { key, value } if read.contains(&(key.clone(), *value))))
+        {
             expected.insert(t.op().index);
         }
     }
