@@ -325,6 +325,28 @@ pub struct RunArgs {
     #[arg(long)]
     pub shrink: bool,
 
+    /// Hunt a rare anomaly: run the same configuration N times with successive seeds (--seed, --seed + 1,
+    /// ...), keep every failing run's evidence (history, findings, shrunk history) under
+    /// OUT/runs/NNN-seed-S/, and write OUT/summary.json: how many runs failed, with which anomaly.
+    /// Ctrl-C ends the run under way early (transactions in flight complete), judges and keeps what it
+    /// has, and writes the summary.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "until_invalid")]
+    pub repeat: Option<u32>,
+
+    /// Like --repeat, but stop at the first run that fails (or after --max-runs).
+    #[arg(long)]
+    pub until_invalid: bool,
+
+    /// With --until-invalid: the most runs to make.
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..), requires = "until_invalid")]
+    pub max_runs: u32,
+
+    /// With --repeat or --until-invalid: also vary, from each run's seed, the clients (1 to --clients), the
+    /// key count (a quarter of --key-count to four times it) and the longest transaction (--min-txn-len
+    /// to twice --max-txn-len).
+    #[arg(long)]
+    pub vary: bool,
+
     #[command(flatten)]
     pub report: ReportFlags,
 
@@ -436,7 +458,7 @@ pub struct OverlapArgs {
 }
 
 /// The shape of generated transactions (Elle's generator options).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ShapeFlags {
     /// Keys active at once.
     #[arg(long, default_value_t = 8)]

@@ -5,6 +5,7 @@ mod check;
 mod compare;
 mod convert;
 mod hermitage;
+mod hunt;
 mod overlap;
 mod run;
 mod shrink;

@@ -69,10 +69,25 @@ pub fn shrink_into(
     options: &Options,
     source: &str,
 ) -> anyhow::Result<Option<Shrunk>> {
-    if result.valid != Validity::Invalid || result.anomaly_types.is_empty() {
+    // Shrink for exactly what the verdict reported (a scenario workload's judge may set the graph check
+    // aside); an anomaly the plain check does not show again is logged, not an error.
+    let wanted: Vec<String> = result
+        .anomaly_types
+        .iter()
+        .filter(|a| checker::consistency_model::anomaly_name(a).is_some())
+        .cloned()
+        .collect();
+    if result.valid != Validity::Invalid || wanted.is_empty() {
         return Ok(None);
     }
-    let Some(shrunk) = shrink(history, options, &[], source)? else { return Ok(None) };
+    let shrunk = match shrink(history, options, &wanted, source) {
+        Ok(Some(shrunk)) => shrunk,
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            log::warn!("not shrunk: {e:#}");
+            return Ok(None);
+        }
+    };
     if let Some(dir) = dir {
         let dir = dir.join("shrunk");
         let written = findings::shrunk::write_shrunk(&dir, &shrunk)
