@@ -14,11 +14,15 @@ fn every_format_reads_back_as_the_same_history_and_verdict() {
     let dir = tempfile::tempdir().unwrap();
     for (to, extension) in [("jsonl", "jsonl"), ("json", "json"), ("edn", "edn")] {
         let path = dir.path().join(format!("history.{extension}"));
-        let output = isocheck(&["convert", source.to_str().unwrap(), "--to", to, "--out", path.to_str().unwrap()], None);
+        let output =
+            isocheck(&["convert", source.to_str().unwrap(), "--to", to, "--out", path.to_str().unwrap()], None);
         assert_eq!(output.code, 0, "{to}: {}", output.stderr);
         let back = histories::read_file(&path).unwrap();
         let strip = |h: &histories::History| {
-            h.ops().iter().map(|op| histories::Op { at: histories::Position::new(1, 1), ..op.clone() }).collect::<Vec<_>>()
+            h.ops()
+                .iter()
+                .map(|op| histories::Op { at: histories::Position::new(1, 1), ..op.clone() })
+                .collect::<Vec<_>>()
         };
         assert_eq!(strip(&back), strip(&original), "{to}");
         let verdict = isocheck(&["check", path.to_str().unwrap(), "--format", "json"], None);

@@ -169,3 +169,22 @@ fn shrink_prints_the_test_shorthand_and_writes_the_format_asked_for() {
 fn shows_anything(history: &histories::History) -> bool {
     !check(history, &Options::default()).unwrap().anomaly_types.is_empty()
 }
+
+#[test]
+fn a_transaction_whose_read_fixes_the_version_order_is_kept_and_says_so() {
+    // Elle's README example (completions only): T0 and T1 form a G1c cycle whose ww edge on x is known only
+    // from T2's read of x = [1 2].
+    let readme = repo("testdata/elle/readme-example.edn");
+    let output = isocheck(&["shrink", readme.to_str().unwrap(), "--format", "json"], None);
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    let json: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
+    assert_eq!(json["anomaly_types"], serde_json::json!(["G1c"]));
+    let kept: Vec<(u64, &str)> = json["kept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["index"].as_u64().unwrap(), k["need"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kept, [(0, "cycle-edge"), (1, "cycle-edge"), (2, "version-order")]);
+    assert!(json["kept"][2]["why"].as_str().unwrap().contains("its read of key \"x\""));
+}

@@ -18,7 +18,7 @@
 
 use std::collections::BTreeSet;
 
-use histories::{History, Key, Mop, Observed, Op, OpType, OpValue};
+use histories::{History, Key, Mop, Observed, Op, OpValue};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::consistency_model::{self as cm, UNKNOWN_ANOMALIES};
@@ -203,17 +203,11 @@ impl<'a> Search<'a> {
                 fixed.push(t.invoke_at);
                 fixed.extend(t.completion_at);
             } else {
-                units.push(Unit { invoke: t.invoke_at, completion: t.completion_at });
+                // A completion with no invocation (a history that recorded only completions) stands alone.
+                let completion = t.completion_at.filter(|&c| c != t.invoke_at);
+                units.push(Unit { invoke: t.invoke_at, completion });
             }
         }
-        // A completion with no invocation (a history that recorded only completions) stands alone.
-        let paired: FxHashSet<usize> = units.iter().flat_map(|u| u.completion).chain(fixed.iter().copied()).collect();
-        for (i, op) in ops.iter().enumerate() {
-            if op.is_client() && op.kind != OpType::Invoke && !paired.contains(&i) && history.partner(i).is_none() {
-                units.push(Unit { invoke: i, completion: None });
-            }
-        }
-        units.sort_by_key(|u| u.invoke);
         Search { ops, options, units, fixed, targets, allowed, checks: 0 }
     }
 

@@ -210,7 +210,8 @@ fn shorthand_of(history: &History, registers: bool) -> Option<String> {
     // Name keys and values in order of appearance, in the completions (where reads show values).
     let txns: Vec<_> = history.transactions().collect();
     for t in &txns {
-        if t.invoke.f != histories::Function::Txn {
+        // The layouts cannot spell a transaction whose invocation is unknown (a completion-only history).
+        if t.invoke.f != histories::Function::Txn || t.completion_at == Some(t.invoke_at) {
             return None;
         }
         for mop in t.op().mops() {
