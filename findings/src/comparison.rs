@@ -378,6 +378,42 @@ mod tests {
     }
 
     #[test]
+    fn each_anomaly_names_and_links_the_rounds_that_found_it() {
+        let mut r = row("engine", true);
+        r.runs = vec![
+            RunEvidence {
+                round: 1,
+                dir: "runs/engine-serializable-1".into(),
+                verdict: "valid".into(),
+                anomalies: vec![],
+            },
+            RunEvidence {
+                round: 2,
+                dir: "runs/engine-serializable-2".into(),
+                verdict: "invalid".into(),
+                anomalies: vec!["G2-item".into()],
+            },
+        ];
+        assert_eq!(anomalies_text(&r), "G2-item (round 2)");
+        assert_eq!(anomaly_links(&r), "G2-item (<a href=\"runs/engine-serializable-2/report.html\">round 2</a>)");
+        let c = Comparison {
+            workload: "list-append".into(),
+            seed: 1,
+            clients: 4,
+            txns_per_round: 10,
+            rounds: 2,
+            rows: vec![r],
+        };
+        let md = comparison_markdown(&c);
+        assert!(
+            md.contains("- engine at serializable, round 2: G2-item ([report](runs/engine-serializable-2/report.html), [history](runs/engine-serializable-2/history.jsonl))"),
+            "{md}"
+        );
+        // Without kept runs, the anomalies are named alone.
+        assert_eq!(anomalies_text(&row("engine", true)), "G2-item");
+    }
+
+    #[test]
     fn percentiles_pick_the_nearest_rank() {
         let p = Percentiles::of((1..=100).map(|i| i * 1_000_000).collect()).unwrap();
         assert_eq!((p.p50, p.p95, p.p99), (51.0, 95.0, 99.0));
