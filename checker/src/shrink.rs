@@ -3,9 +3,10 @@
 //! and Isolating Failure-Inducing Input", TSE 2002), with the checker as the test. A sub-history keeps
 //! whole transactions (an invocation with its completion, at their original indices, processes and
 //! times), the `init` op, and, of each transaction, a subset of its micro-ops; nemesis ops are dropped,
-//! since checks skip them. Every inference the checker makes on a sub-history it also makes on the whole
-//! (reads only show less, and real-time and process order only lose intermediate transactions), so the
-//! anomaly a sub-history shows is one the history has.
+//! since checks skip them. Every operation of a sub-history happened as recorded; for list-append, a
+//! sub-history's reads only show less of each version order than the whole's, and real-time and process
+//! order only lose intermediate transactions, so a dependency it infers is one the whole implies (directly,
+//! or through versions and transactions it left out).
 //!
 //! A sub-history *shows* the anomaly when the checker reports one of the wanted classes and no class the
 //! whole history did not: cutting the writer of a value some kept read shows would otherwise make a
