@@ -297,3 +297,20 @@ fn a_missing_file_is_an_io_error_naming_it() {
     assert!(matches!(err, HistoryError::Io { .. }));
     assert!(err.to_string().starts_with("/nonexistent/h.jsonl: cannot read"));
 }
+
+#[test]
+fn jepsen_nemesis_ops_and_info_completions_are_read_as_jepsen_writes_them() {
+    let text = r#"{:type :invoke, :f :txn, :value [[:append :x 1]], :process 0, :time 10, :index 0}
+{:type :info, :f :start-partition, :value nil, :process :nemesis, :time 11, :index 1}
+{:type :info, :f :start-partition, :value [:isolated {"n1" #{"n2"}}], :process :nemesis, :time 12, :index 2}
+{:type :ok, :f :txn, :value [[:append :x 1]], :process 0, :time 13, :index 3}
+{:type :invoke, :f :txn, :value [[:r :x nil]], :process 1, :time 14, :index 4}
+{:type :info, :f :txn, :value [[:r :x nil]], :process 1, :time 15, :index 5, :error :timeout}
+{:type :info, :f :stop-partition, :value :network-healed, :process :nemesis, :time 19, :index 9}"#;
+    let history = parse(text, Format::Edn, "h.edn").expect("a Jepsen history");
+    let nemesis = history.ops().iter().filter(|op| op.process == Process::Nemesis).count();
+    assert_eq!(nemesis, 3);
+    let outcomes: Vec<OpType> = history.transactions().map(|t| t.outcome()).collect();
+    assert_eq!(outcomes, vec![OpType::Ok, OpType::Info]);
+    assert!(history.leniencies().is_empty(), "{:?}", history.leniencies());
+}
