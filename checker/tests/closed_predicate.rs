@@ -362,3 +362,23 @@ fn a_read_overwritten_by_a_transaction_that_wrote_the_key_twice_is_an_anti_depen
     let h = together(&[("x", 10), ("y", 20)], vec![t5, t4]);
     assert_eq!(summary(&check_models(&h, &["serializable"])), (Valid, vec![], vec![]));
 }
+
+/// Found by the oracle (`tests/oracle`): a read of `nil` names no one version of a key that was both
+/// unborn and deleted. T3 read x unborn and deleted it; T5, after it, read x dead and inserted 2. Both
+/// read `nil` and wrote x, yet no update was lost: T3 T5 is a serial order.
+#[test]
+fn lost_update_near_miss_nil_read_before_and_after_a_delete() {
+    let txns =
+        vec![ok_mops(0, vec![rread("x", None), delete("x")]), ok_mops(1, vec![rread("x", None), insert("x", 2)])];
+    let h = with_init(&[], txns, &[0, 0, 1, 1]);
+    let r = check_models(&h, &["serializable"]);
+    assert_ne!(r.valid, Invalid, "{:?}", r.anomaly_types);
+    assert!(!r.anomaly_types.iter().any(|a| a == "lost-update"), "{:?}", r.anomaly_types);
+    // Without the delete, both read the unborn row and inserted it: one insert was lost.
+    let txns =
+        vec![ok_mops(0, vec![rread("x", None), insert("x", 1)]), ok_mops(1, vec![rread("x", None), insert("x", 2)])];
+    let h = with_init(&[], txns, &[0, 1, 0, 1]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(r.valid, Invalid);
+    assert_eq!(only_case(&r, "lost-update").txns, vec![4, 5]);
+}

@@ -201,14 +201,35 @@ fn predicate_internal(
 }
 
 /// `lost-update`: committed transactions that read the same version of a key as their first micro-op
-/// on it and then wrote it (Elle's `lost-update-cases`, over external reads).
+/// on it and then wrote it (Elle's `lost-update-cases`, over external reads). A read of `nil` names no
+/// one version of a key that may be both unborn (no `init` row) and deleted: one transaction may have
+/// read it before the delete and another after, so such reads are left out.
 fn lost_updates(index: &ItemIndex<'_>, txns: &Txns<'_>, cases: &mut Cases) {
+    let mut initial = vec![false; index.key_count()];
+    let mut deleted = vec![false; index.key_count()];
+    for t in txns.ids().filter(|&t| txns.is_possible(t)) {
+        for key in txns.init_rows(t).into_iter().flat_map(|rows| rows.keys()) {
+            if let Some(k) = index.id(key) {
+                initial[k as usize] = true;
+            }
+        }
+        for mop in txns.mops(t) {
+            if let Mop::Delete { key } = mop
+                && let Some(k) = index.id(key)
+            {
+                deleted[k as usize] = true;
+            }
+        }
+    }
     let mut groups: FxHashMap<(KeyId, Option<i64>), Vec<TxnId>> = FxHashMap::default();
     let mut ext = Vec::new();
     for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
         index.externals(txns, t, &mut ext);
         for e in &ext {
-            if let (Some(read), Some(_)) = (e.read, e.write) {
+            let nil_is_ambiguous = deleted[e.key as usize] && !initial[e.key as usize];
+            if let (Some(read), Some(_)) = (e.read, e.write)
+                && !(read.is_none() && nil_is_ambiguous)
+            {
                 groups.entry((e.key, read)).or_default().push(t);
             }
         }

@@ -3,7 +3,10 @@
 //! longest read of a key is its version order (every other read must be a prefix of it); from it follow
 //! write-write (`ww`), write-read (`wr`) and anti-dependency (`rw`) edges, and the non-cycle anomalies in
 //! [`cases`]. Only committed and indeterminate transactions (`ok`, `info`) take part in the graph, as in
-//! Elle; failed ones matter only as the writers of aborted reads and dirty updates.
+//! Elle; failed ones matter only as the writers of aborted reads and dirty updates (their reads, like
+//! indeterminate ones', are not observations). Only committed
+//! transactions' reads are observations: an indeterminate one may never have committed, and then what it
+//! read (should its completion say) constrains nothing.
 //!
 //! This module owns the indexes and the edges; the checks that need no graph are in `cases`, the
 //! sentences that explain an edge in `explain`.
@@ -44,10 +47,8 @@ pub struct Index<'h> {
     mop_start: Vec<u32>,
     /// Per key, its elements.
     elems: Vec<ElemMap>,
-    /// Per key, the longest read by an `ok` or `info` transaction: the version order.
+    /// Per key, the longest read by an `ok` transaction: the version order.
     longest: Vec<Option<ReadAt>>,
-    /// Per key, the longest read by any transaction, failed ones included (for dirty updates).
-    longest_any: Vec<Option<ReadAt>>,
     /// Per key, the distinct elements of the longest read, in order.
     versions: Vec<Vec<i64>>,
     /// Readers by version, as one compressed table: key `k`'s version `v` (0 the initial state, `p + 1`
@@ -73,7 +74,6 @@ impl<'h> Index<'h> {
             mop_start: Vec::with_capacity(txns.len() + 1),
             elems: Vec::new(),
             longest: Vec::new(),
-            longest_any: Vec::new(),
             versions: Vec::new(),
             version_base: Vec::new(),
             reader_start: Vec::new(),
@@ -91,7 +91,7 @@ impl<'h> Index<'h> {
         for t in txns.ids() {
             self.mop_start.push(self.mop_keys.len() as u32);
             last_append.clear();
-            let possible = txns.is_possible(t);
+            let committed = txns.outcome(t) == OpType::Ok;
             for (i, mop) in txns.mops(t).iter().enumerate() {
                 let key = match mop {
                     Mop::Append { key, .. } | Mop::Read { key, value: Observed::Nil | Observed::List(_) } => key,
@@ -103,7 +103,6 @@ impl<'h> Index<'h> {
                     self.keys.push(key);
                     self.elems.push(ElemMap::default());
                     self.longest.push(None);
-                    self.longest_any.push(None);
                 }
                 self.mop_keys.push(k);
                 match mop {
@@ -126,10 +125,9 @@ impl<'h> Index<'h> {
                     }
                     Mop::Read { value: Observed::List(list), .. } if !list.is_empty() => {
                         let at = ReadAt { txn: t, mop: i as u32 };
-                        if possible {
+                        if committed {
                             Self::keep_longer(&mut self.longest[k as usize], at, list.len(), txns);
                         }
-                        Self::keep_longer(&mut self.longest_any[k as usize], at, list.len(), txns);
                     }
                     _ => {}
                 }
@@ -187,13 +185,12 @@ impl<'h> Index<'h> {
         let rows = base as usize;
         // Two passes over the reads, counting then filling, build the table without a vector per version.
         let mut reads: Vec<(u32, TxnId)> = Vec::new();
-        for t in txns.ids().filter(|&t| txns.is_possible(t)) {
-            let info = txns.outcome(t) == OpType::Info;
+        // Only committed reads are observations: an indeterminate transaction may never have committed,
+        // and then what it read constrains nothing.
+        for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
             for (i, mop) in txns.mops(t).iter().enumerate() {
                 let Mop::Read { value, .. } = mop else { continue };
                 let last = match value {
-                    // An indeterminate read of nil is a read nobody saw, not a read of the empty list.
-                    Observed::Nil if info => continue,
                     Observed::List(list) => list.last().copied(),
                     _ => None,
                 };
@@ -288,7 +285,7 @@ impl<'h> Index<'h> {
                             edges.add(r, t, Kind::Rw);
                         }
                     }
-                    Mop::Read { value: Observed::List(list), .. } => {
+                    Mop::Read { value: Observed::List(list), .. } if txns.outcome(t) == OpType::Ok => {
                         if let Some(w) = list.last().and_then(|&last| self.possible_writer(txns, k, last)) {
                             edges.add(w, t, Kind::Wr);
                         }

@@ -7,7 +7,7 @@
 //! for each version edge `v1 -> v2`, from the writer and the readers of `v1` to the writer of `v2`.
 //! External reads and writes only, as Elle: a transaction's first micro-op on a key if it reads, and
 //! its last write of it. Committed and indeterminate transactions take part; an indeterminate one's
-//! reads of `nil` are unknown, not observations. (Elle indexes only committed transactions here; an
+//! reads are not observations (it may never have committed, and then they constrain nothing). (Elle indexes only committed transactions here; an
 //! `info` transaction whose write someone read did commit, and the list-append checker counts it, so
 //! this one does too.)
 //!
@@ -36,8 +36,8 @@ use versions::{CyclicVersions, Versions};
 /// The indexes every rw-register analysis shares.
 pub struct Index<'h> {
     items: ItemIndex<'h>,
-    /// Each transaction's externals, flattened (empty for a failed one; an indeterminate one's reads of
-    /// `nil` left out); `ext_start[t]` is where transaction `t` begins.
+    /// Each transaction's externals, flattened (empty for a failed one; an indeterminate one's reads
+    /// left out); `ext_start[t]` is where transaction `t` begins.
     ext: Vec<Ext>,
     ext_start: Vec<u32>,
     versions: Vec<Versions>,
@@ -60,7 +60,8 @@ impl<'h> Index<'h> {
             }
             items.externals(txns, t, &mut scratch);
             for e in &scratch {
-                let read = if outcome == OpType::Info { e.read.filter(Option::is_some) } else { e.read };
+                // An indeterminate transaction's reads are not observations: it may never have committed.
+                let read = if outcome == OpType::Info { None } else { e.read };
                 ext.push(Ext { read, ..*e });
             }
         }

@@ -181,6 +181,21 @@ fn dirty_update_is_a_committed_append_after_an_aborted_one() {
     assert_eq!(case.facts["values"], json!([1, 2, 3]));
 }
 
+/// Found by the oracle (`tests/oracle`): only a failed transaction's read, T5's, shows the aborted append
+/// 1 before T4's 2. Without it the committed transactions are serial (T2 read x empty before T4), so
+/// that read is no evidence of a dirty update; a committed read of the same list is (and is G1a).
+#[test]
+fn dirty_update_near_miss_only_a_failed_read_shows_it() {
+    let h = interleaved(vec![ok(0, "rx"), fail(1, "ax1"), ok(0, "ax2"), fail(0, "rx12")], &[0, 1, 0, 2, 1, 2, 3, 3]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(summary(&r), (Valid, vec![], vec![]));
+    let h = interleaved(vec![ok(0, "rx"), fail(1, "ax1"), ok(0, "ax2"), ok(0, "rx12")], &[0, 1, 0, 2, 1, 2, 3, 3]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(r.valid, Invalid);
+    assert_eq!(only_case(&r, "dirty-update").txns, vec![4, 5]);
+    assert_eq!(only_case(&r, "G1a").txns, vec![7, 4]);
+}
+
 #[test]
 fn dirty_update_near_miss_an_aborted_append_last_is_no_dirty_update() {
     // The aborted append comes after the committed one; reading it is G1a, which was not asked for.
@@ -311,6 +326,22 @@ fn an_info_transactions_unknown_read_is_not_an_observation() {
     let r = check_default(&h);
     assert_eq!(summary(&r), (Invalid, vec!["G-single-item"], vec!["consistent-view", "repeatable-read"]));
     assert_eq!(steps(only_cycle(&r, "G-single-item")), vec![(3, "rw", "y".into(), 4), (4, "ww", "x".into(), 3)]);
+}
+
+/// Found by the oracle (`tests/oracle`): an indeterminate transaction's read is not an observation even
+/// when its completion records the value. T2 and T3 both crashed; had either not committed, nothing is
+/// wrong, yet their reads made T3 -rw-> T2 -ww-> T3 a G-single-item.
+#[test]
+fn an_info_transactions_known_read_is_not_an_observation() {
+    let h = concurrent_of(vec![info(0, "ax1rx1"), info(1, "rxax2")]);
+    let r = check_models(&h, &["serializable"]);
+    assert_ne!(r.valid, Invalid, "{:?}", r.anomaly_types);
+    assert!(!r.stats.edges.contains_key("rw"), "{:?}", r.stats.edges);
+    // Had both committed, T3 read x empty and appended 2 after T2's 1: a lost append.
+    let h = concurrent_of(vec![ok(0, "ax1rx1"), ok(1, "rxax2")]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G-single-item"], vec!["consistent-view", "repeatable-read"]));
+    assert_eq!(steps(only_cycle(&r, "G-single-item")), vec![(2, "ww", "x".into(), 3), (3, "rw", "x".into(), 2)]);
 }
 
 #[test]

@@ -167,3 +167,24 @@ fn failed_transactions_are_never_edges_and_unknown_reads_are_no_observation() {
     assert_eq!(r.stats.edges.get("wr"), Some(&1), "only T7's read of T6's y = 2");
     assert_eq!(r.stats.edges.get("rw"), None, "T6's read of x is unknown, not nil");
 }
+
+/// Found by the oracle (`tests/oracle`): an indeterminate transaction's read is not an observation even
+/// when its completion records the value. T5 began after T3 committed x = 2 over 1 (its read of 1 then
+/// its write of 2 order them, with `--wfr-keys`) and read x = 1; but T5 crashed, and had it not
+/// committed, the order T1 T3 explains every read in real time.
+#[test]
+fn an_info_transactions_known_read_is_not_an_observation() {
+    let options = assuming(&["strict-serializable"], &[], &["wfr-keys"]);
+    let h = sequential_of(vec![rok(0, "wx1"), rok(1, "rx1wx2"), rinfo(2, "rx1")]);
+    let r = check_with(&h, &options);
+    assert_ne!(r.valid, Invalid, "{:?}", r.anomaly_types);
+    // Had T5 committed, its read was stale: a G-single-item-realtime.
+    let h = sequential_of(vec![rok(0, "wx1"), rok(1, "rx1wx2"), rok(2, "rx1")]);
+    let r = check_with(&h, &options);
+    assert_eq!(r.valid, Invalid);
+    assert_eq!(r.anomaly_types, vec!["G-single-item-realtime"]);
+    assert_eq!(
+        steps(only_cycle(&r, "G-single-item-realtime")),
+        vec![(3, "realtime", String::new(), 5), (5, "rw", "x".into(), 3)]
+    );
+}

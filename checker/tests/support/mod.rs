@@ -283,13 +283,28 @@ pub fn interleaved(txns: Vec<Txn>, order: &[usize]) -> History {
     parse(&jsonl(&txns, order))
 }
 
+/// [`interleaved`], except that the transactions numbered in `uninvoked` have no invoke: their first
+/// mention writes nothing, as in Elle's histories of completions alone. Indices keep their positions in
+/// `order`, so transactions are named as in [`interleaved`].
+pub fn interleaved_uninvoked(txns: Vec<Txn>, order: &[usize], uninvoked: &[usize]) -> History {
+    parse(&jsonl_uninvoked(&txns, order, uninvoked))
+}
+
 /// The JSON Lines text of [`interleaved`].
 pub fn jsonl(txns: &[Txn], order: &[usize]) -> String {
+    jsonl_uninvoked(txns, order, &[])
+}
+
+/// The JSON Lines text of [`interleaved_uninvoked`].
+pub fn jsonl_uninvoked(txns: &[Txn], order: &[usize], uninvoked: &[usize]) -> String {
     let mut mentioned = vec![0u8; txns.len()];
     let mut text = String::new();
     for (index, &t) in order.iter().enumerate() {
         let txn = &txns[t];
         mentioned[t] += 1;
+        if mentioned[t] == 1 && uninvoked.contains(&t) {
+            continue;
+        }
         let (kind, value) = match mentioned[t] {
             1 => ("invoke", txn.mops.iter().map(unknown_reads).collect::<Vec<_>>()),
             2 => (txn.outcome.name(), txn.mops.clone()),
