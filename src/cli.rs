@@ -59,6 +59,81 @@ pub enum Command {
     ///
     /// Exit code: 0 when it ran (whatever it found), 2 for bad input or an unreachable system.
     Compare(CompareArgs),
+    /// Shrink a failing history to the smallest sub-history (by transactions, then by micro-ops) on which
+    /// the checker still reports the anomaly, and say why each kept transaction is needed.
+    ///
+    /// Prints the kept transactions with why each is needed, the test shorthand and the history.
+    /// Exit code: 1 shrunk (the history shows the anomaly), 0 nothing to shrink (the history is valid),
+    /// 2 bad input or usage, or a history that shows none of the anomalies named.
+    Shrink(ShrinkArgs),
+    /// Write a history in another format: JSON Lines, the JSON array elle-cli reads, or Jepsen EDN (for
+    /// Elle and adya), keeping indices, processes, times, errors, nemesis ops and unknown fields.
+    ///
+    /// Exit code: 0 written, 2 bad input or usage.
+    Convert(ConvertArgs),
+}
+
+/// Flags of `isocheck shrink`.
+#[derive(Debug, Args)]
+pub struct ShrinkArgs {
+    /// The history file (.jsonl, .json or .edn); `-` reads standard input.
+    pub file: PathBuf,
+
+    /// What to check, as for `check`. `--anomaly` also names what to shrink for: the shrunk history shows
+    /// one of these (umbrella classes count for their members); without it, any class the whole history
+    /// shows.
+    #[command(flatten)]
+    pub check: CheckFlags,
+
+    /// The workload of the micro-ops (detected when absent).
+    #[arg(long, value_enum)]
+    pub workload: Option<WorkloadName>,
+
+    /// Also write the shrunk history to this file, in the format its extension names (.jsonl, .json or
+    /// .edn; JSON Lines otherwise).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// Flags of `isocheck convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The history file (.jsonl, .json or .edn); `-` reads standard input.
+    pub file: PathBuf,
+
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub to: HistoryFormat,
+
+    /// Write to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// A history file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HistoryFormat {
+    /// JSON Lines: one operation object a line (isocheck's own).
+    Jsonl,
+    /// One JSON array of operation objects (elle-cli).
+    Json,
+    /// Jepsen EDN: one operation map a line (Elle, adya).
+    Edn,
+}
+
+impl HistoryFormat {
+    /// The library's format.
+    pub fn format(self) -> histories::Format {
+        match self {
+            HistoryFormat::Jsonl => histories::Format::JsonLines,
+            HistoryFormat::Json => histories::Format::JsonArray,
+            HistoryFormat::Edn => histories::Format::Edn,
+        }
+    }
 }
 
 /// Flags of `isocheck check`.
@@ -91,6 +166,12 @@ pub struct CheckArgs {
     /// and a DOT file and an SVG picture per reported cycle under cycles/.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// When the history shows an anomaly, also shrink it (as `isocheck shrink` does) and print the shrunk
+    /// history after the report; with --out, write it, why each transaction is kept, and its replays
+    /// under DIR/shrunk/, and show it first in report.html.
+    #[arg(long)]
+    pub shrink: bool,
 
     #[command(flatten)]
     pub report: ReportFlags,
@@ -243,6 +324,34 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
+    /// When the run shows an anomaly, also shrink its history (as `isocheck shrink` does) and write the
+    /// shrunk history, why each transaction is kept, and its replays under OUT/shrunk/; report.html
+    /// shows it first.
+    #[arg(long)]
+    pub shrink: bool,
+
+    /// Hunt a rare anomaly: run the same configuration N times with successive seeds (--seed, --seed + 1,
+    /// ...), keep every failing run's evidence (history, findings, shrunk history) under
+    /// OUT/runs/NNN-seed-S/, and write OUT/summary.json: how many runs failed, with which anomaly.
+    /// Ctrl-C ends the run under way early (transactions in flight complete), judges and keeps what it
+    /// has, and writes the summary.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "until_invalid")]
+    pub repeat: Option<u32>,
+
+    /// Like --repeat, but stop at the first run that fails (or after --max-runs).
+    #[arg(long)]
+    pub until_invalid: bool,
+
+    /// With --until-invalid: the most runs to make.
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..), requires = "until_invalid")]
+    pub max_runs: u32,
+
+    /// With --repeat or --until-invalid: also vary, from each run's seed, the clients (1 to --clients), the
+    /// key count (a quarter of --key-count to four times it) and the longest transaction (--min-txn-len
+    /// to twice --max-txn-len).
+    #[arg(long)]
+    pub vary: bool,
+
     #[command(flatten)]
     pub report: ReportFlags,
 
@@ -355,7 +464,7 @@ pub struct OverlapArgs {
 }
 
 /// The shape of generated transactions (Elle's generator options).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ShapeFlags {
     /// Keys active at once.
     #[arg(long, default_value_t = 8)]

@@ -100,3 +100,81 @@ fn a_level_a_system_lacks_is_a_row_that_says_so() {
     assert!(json["rows"][0]["level"].as_str().unwrap().starts_with("mapped to snapshot-isolation"));
     assert!(json["rows"][0]["overlap"].is_null());
 }
+
+/// `compare --out` keeps every run it judged, whatever each round happened to find: each run's
+/// directory holds its history, `run.json` and findings; the history checks to what the comparison
+/// recorded for that run; and every run that found an anomaly is linked from the report's row.
+#[test]
+fn compare_out_keeps_every_run_and_links_each_anomaly_to_its_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("compare");
+    let args = [
+        "compare",
+        "--db",
+        "engine,sqlite",
+        "--isolation",
+        "snapshot-isolation,serializable",
+        "--defect",
+        "ssi-off",
+        "--txns",
+        "500",
+        "--rounds",
+        "2",
+        "--no-overlap",
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let output = isocheck(&args, None);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let json: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let mut kept = Vec::new();
+    for row in json["rows"].as_array().unwrap() {
+        let runs = row["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2, "one kept run per round: {row}");
+        let mut found = std::collections::BTreeSet::new();
+        for run in runs {
+            let relative = run["dir"].as_str().unwrap();
+            kept.push(relative.to_string());
+            let run_dir = out.join(relative);
+            for file in ["history.jsonl", "run.json", "findings.json", "report.html", "report.md", "junit.xml"] {
+                assert!(run_dir.join(file).is_file(), "{relative}/{file} is missing");
+            }
+            let anomalies: Vec<String> =
+                run["anomalies"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
+            let history = run_dir.join("history.jsonl");
+            let model = if row["isolation"] == "serializable" { "serializable" } else { "snapshot-isolation" };
+            let check = isocheck(&["check", history.to_str().unwrap(), "--model", model, "--format", "json"], None);
+            let checked: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
+            assert_eq!(
+                checked["anomaly_types"],
+                serde_json::json!(anomalies),
+                "{relative}: the kept history checks as recorded"
+            );
+            if !anomalies.is_empty() {
+                let link = format!("<a href=\"{relative}/report.html\">round {}</a>", run["round"]);
+                assert!(html.contains(&link), "report.html links {relative}");
+                assert!(md.contains(&format!("[report]({relative}/report.html)")), "report.md links {relative}");
+            }
+            found.extend(anomalies);
+        }
+        let row_anomalies: std::collections::BTreeSet<String> =
+            row["anomalies"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
+        assert_eq!(row_anomalies, found, "the row's anomalies are its runs' anomalies: {row}");
+    }
+    kept.sort();
+    let expected = [
+        "runs/engine-serializable-1",
+        "runs/engine-serializable-2",
+        "runs/engine-snapshot-isolation-1",
+        "runs/engine-snapshot-isolation-2",
+        "runs/sqlite-serializable-1",
+        "runs/sqlite-serializable-2",
+        "runs/sqlite-snapshot-isolation-1",
+        "runs/sqlite-snapshot-isolation-2",
+    ];
+    assert_eq!(kept, expected);
+}

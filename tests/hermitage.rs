@@ -107,6 +107,36 @@ fn a_level_a_system_lacks_is_shown_as_such() {
 }
 
 #[test]
+fn hermitage_out_keeps_every_scenario_history_and_the_matrix_links_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("matrix");
+    let output = util::isocheck(
+        &[
+            "hermitage",
+            "--isolation",
+            "read-committed,serializable",
+            "--format",
+            "json",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let json: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
+    let html = std::fs::read_to_string(out.join("matrix.html")).unwrap();
+    let md = std::fs::read_to_string(out.join("matrix.md")).unwrap();
+    let cells = json["matrix"].as_array().unwrap();
+    assert!(!cells.is_empty());
+    for cell in cells {
+        let history = cell["history"].as_str().unwrap_or_else(|| panic!("no history for {cell}"));
+        assert!(out.join(history).is_file(), "{history} is missing");
+        assert!(html.contains(&format!("<a href=\"{history}\">")), "matrix.html links {history}");
+        assert!(md.contains(&format!("[{history}]({history})")), "matrix.md links {history}");
+    }
+}
+
+#[test]
 fn the_read_only_anomaly_is_permitted_by_snapshot_isolation_and_aborted_at_serializable() {
     let mut args = vec!["hermitage", "--scenario", "read-only", "--format", "json", "--db"];
     let url = pg_url("the_read_only_anomaly_is_permitted_by_snapshot_isolation_and_aborted_at_serializable");

@@ -66,6 +66,7 @@ mod options;
 mod orders;
 mod result;
 mod rw_register;
+pub mod shrink;
 pub mod timing;
 mod txn;
 mod workload;

@@ -1,7 +1,8 @@
 //! The side-by-side report of `isocheck compare`: the same workload and seed on several systems and
 //! levels, several rounds each, one row per system and level: commits, aborts by cause, abort rate,
 //! median throughput and its ratio to SQLite's in the same rounds, latency percentiles, the anomalies
-//! and flags found, and the overlap verdict. A level a system does not offer is a row that says so. This
+//! and flags found, and the overlap verdict, each anomaly linked to the rounds whose evidence was kept
+//! (`compare --out`). A level a system does not offer is a row that says so. This
 //! module owns the data and its rendering as text, Markdown and HTML; running the rounds is the command's.
 
 use std::collections::BTreeMap;
@@ -62,6 +63,23 @@ pub struct ComparisonRow {
     pub flags: Vec<String>,
     /// The overlap test at this level.
     pub overlap: Option<OverlapCell>,
+    /// Each round's evidence, when the comparison kept it (`compare --out`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<RunEvidence>,
+}
+
+/// Where one round's history and findings were kept, and what it found.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunEvidence {
+    /// The round, from 1.
+    pub round: usize,
+    /// The run's directory, relative to the comparison's (`runs/engine-serializable-1`): it holds
+    /// `history.jsonl`, `run.json` and the findings (`findings.json`, `report.html`, ...).
+    pub dir: String,
+    /// The round's verdict: `valid`, `invalid` or `unknown`.
+    pub verdict: String,
+    /// The anomalies (and broken invariants) the round found.
+    pub anomalies: Vec<String>,
 }
 
 /// Latency percentiles.
@@ -136,12 +154,47 @@ fn cells(row: &ComparisonRow) -> Vec<String> {
         format!("{:.0}", row.throughput_tps),
         row.ratio_to_sqlite.map_or("—".to_string(), |r| format!("{r:.2}x")),
         row.latency_ms.map_or("—".to_string(), |p| format!("{} / {} / {}", ms(p.p50), ms(p.p95), ms(p.p99))),
-        if row.anomalies.is_empty() { "none".to_string() } else { row.anomalies.join(", ") },
+        anomalies_text(row),
         if row.flags.is_empty() { "none".to_string() } else { row.flags.join(", ") },
         row.overlap
             .as_ref()
             .map_or("—".to_string(), |o| format!("{} ({} ms, {:.2}x)", o.verdict, ms(o.elapsed_ms), o.ratio)),
     ]
+}
+
+/// The anomalies, each with the rounds that found it when the runs were kept (`G2-item (round 2)`).
+fn anomalies_text(row: &ComparisonRow) -> String {
+    if row.anomalies.is_empty() {
+        return "none".to_string();
+    }
+    let named: Vec<String> = row
+        .anomalies
+        .iter()
+        .map(|a| {
+            let rounds: Vec<String> =
+                row.runs.iter().filter(|r| r.anomalies.contains(a)).map(|r| r.round.to_string()).collect();
+            match rounds.len() {
+                0 => a.clone(),
+                1 => format!("{a} (round {})", rounds[0]),
+                _ => format!("{a} (rounds {})", rounds.join(", ")),
+            }
+        })
+        .collect();
+    named.join(", ")
+}
+
+/// Every kept run that found something: (system, level, round, directory, anomalies).
+fn failing_runs(c: &Comparison) -> Vec<(&ComparisonRow, &RunEvidence)> {
+    c.rows.iter().flat_map(|row| row.runs.iter().filter(|r| !r.anomalies.is_empty()).map(move |r| (row, r))).collect()
+}
+
+fn kept_note(c: &Comparison) -> Option<String> {
+    let kept: usize = c.rows.iter().map(|r| r.runs.len()).sum();
+    (kept > 0).then(|| {
+        format!(
+            "Every run's history.jsonl, run.json and findings are kept under runs/<system>-<level>-<round>/ ({kept} runs)."
+        )
+    })
 }
 
 /// The columns, in order.
@@ -204,6 +257,20 @@ pub fn comparison_text(c: &Comparison) -> String {
     for note in mappings(c) {
         let _ = writeln!(out, "\n{note}");
     }
+    if let Some(note) = kept_note(c) {
+        let _ = writeln!(out, "\n{note}");
+        for (row, run) in failing_runs(c) {
+            let _ = writeln!(
+                out,
+                "  {} at {}, round {}: {} in {}/",
+                row.db,
+                row.isolation,
+                run.round,
+                run.anomalies.join(", "),
+                run.dir
+            );
+        }
+    }
     out
 }
 
@@ -215,6 +282,21 @@ pub fn comparison_markdown(c: &Comparison) -> String {
         let _ = write!(out, "\n- {}", md(&note));
     }
     out.push('\n');
+    if let Some(note) = kept_note(c) {
+        let _ = writeln!(out, "\n{}\n", md(&note));
+        for (row, run) in failing_runs(c) {
+            let _ = writeln!(
+                out,
+                "- {} at {}, round {}: {} ([report]({}/report.html), [history]({}/history.jsonl))",
+                md(&row.db),
+                md(&row.isolation),
+                run.round,
+                md(&run.anomalies.join(", ")),
+                run.dir,
+                run.dir
+            );
+        }
+    }
     out
 }
 
@@ -229,6 +311,7 @@ pub fn comparison_html(c: &Comparison) -> String {
                 .enumerate()
                 .map(|(i, text)| match i {
                     3 if r.supported => Cell::Html(page::badge(&r.verdict, &text)),
+                    10 if !r.runs.is_empty() && !r.anomalies.is_empty() => Cell::Html(anomaly_links(r)),
                     _ => Cell::Text(text),
                 })
                 .collect()
@@ -242,7 +325,31 @@ pub fn comparison_html(c: &Comparison) -> String {
     for note in mappings(c) {
         body.push_str(&page::para("muted", &note));
     }
+    if let Some(note) = kept_note(c) {
+        body.push_str(&page::para("muted", &note));
+    }
     page::document("isocheck compare", &body)
+}
+
+/// Each anomaly with a link to the report of every round that found it.
+fn anomaly_links(row: &ComparisonRow) -> String {
+    let mut out = String::new();
+    for (i, anomaly) in row.anomalies.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{}", crate::escape::Xml(anomaly));
+        let links: Vec<String> = row
+            .runs
+            .iter()
+            .filter(|r| r.anomalies.contains(anomaly))
+            .map(|r| format!("<a href=\"{}/report.html\">round {}</a>", crate::escape::Xml(&r.dir), r.round))
+            .collect();
+        if !links.is_empty() {
+            let _ = write!(out, " ({})", links.join(", "));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -266,7 +373,44 @@ mod tests {
             anomalies: vec!["G2-item".into()],
             flags: vec![],
             overlap: Some(OverlapCell { verdict: "concurrent".into(), elapsed_ms: 100.4, ratio: 1.0 }),
+            runs: vec![],
         }
+    }
+
+    #[test]
+    fn each_anomaly_names_and_links_the_rounds_that_found_it() {
+        let mut r = row("engine", true);
+        r.runs = vec![
+            RunEvidence {
+                round: 1,
+                dir: "runs/engine-serializable-1".into(),
+                verdict: "valid".into(),
+                anomalies: vec![],
+            },
+            RunEvidence {
+                round: 2,
+                dir: "runs/engine-serializable-2".into(),
+                verdict: "invalid".into(),
+                anomalies: vec!["G2-item".into()],
+            },
+        ];
+        assert_eq!(anomalies_text(&r), "G2-item (round 2)");
+        assert_eq!(anomaly_links(&r), "G2-item (<a href=\"runs/engine-serializable-2/report.html\">round 2</a>)");
+        let c = Comparison {
+            workload: "list-append".into(),
+            seed: 1,
+            clients: 4,
+            txns_per_round: 10,
+            rounds: 2,
+            rows: vec![r],
+        };
+        let md = comparison_markdown(&c);
+        assert!(
+            md.contains("- engine at serializable, round 2: G2-item ([report](runs/engine-serializable-2/report.html), [history](runs/engine-serializable-2/history.jsonl))"),
+            "{md}"
+        );
+        // Without kept runs, the anomalies are named alone.
+        assert_eq!(anomalies_text(&row("engine", true)), "G2-item");
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub const SHOWN_PER_CLASS: usize = 20;
 /// The whole page.
 pub fn report_html(report: &Report<'_>) -> String {
     let mut body = header(report);
+    if let Some(shrunk) = report.shrunk {
+        body.push_str(&crate::shrunk::shrunk_html(shrunk));
+    }
     body.push_str(&summary_section(report));
     body.push_str(&verdicts_section(report));
     if report.run.is_some() || report.activity.is_some() {
@@ -52,7 +55,11 @@ fn header(report: &Report<'_>) -> String {
         badge(validity_class(result.valid), verdict_word(result.valid)),
         Xml(&checked_line(report))
     );
-    out.push_str("<nav><a href=\"#summary\">Summary</a><a href=\"#verdicts\">Verdicts</a>");
+    out.push_str("<nav>");
+    if report.shrunk.is_some() {
+        out.push_str("<a href=\"#shrunk\">Shrunk</a>");
+    }
+    out.push_str("<a href=\"#summary\">Summary</a><a href=\"#verdicts\">Verdicts</a>");
     if report.run.is_some() {
         out.push_str("<a href=\"#run\">Run</a>");
     } else if report.activity.is_some() {

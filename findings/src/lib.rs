@@ -52,6 +52,7 @@ mod report;
 pub mod reproduction;
 mod run_summary;
 mod shape_sentence;
+pub mod shrunk;
 pub mod svg;
 mod text;
 mod timeline;

@@ -4,6 +4,7 @@
 //! would hold several, and reuse the same sections and pictures.
 
 use checker::CheckResult;
+use checker::shrink::Shrunk;
 use histories::History;
 
 use crate::activity::Activity;
@@ -60,13 +61,15 @@ pub struct Report<'a> {
     pub invariants: Vec<Invariant>,
     /// Completions over time, when the history recorded times.
     pub activity: Option<Activity>,
+    /// The history shrunk to what shows the anomaly, when it was shrunk (shown first).
+    pub shrunk: Option<&'a Shrunk>,
 }
 
 impl<'a> Report<'a> {
     /// The report of a check of `source`.
     pub fn check(source: impl Into<String>, result: &'a CheckResult) -> Report<'a> {
         let invariants = result.invariants.iter().map(Invariant::from).collect();
-        Report { source: source.into(), result, run: None, invariants, activity: None }
+        Report { source: source.into(), result, run: None, invariants, activity: None, shrunk: None }
     }
 
     /// Adds the completions over time of the history checked.
@@ -78,6 +81,12 @@ impl<'a> Report<'a> {
     /// Adds what the run did.
     pub fn with_run(mut self, run: RunSummary) -> Report<'a> {
         self.run = Some(run);
+        self
+    }
+
+    /// Adds the shrunk history.
+    pub fn with_shrunk(mut self, shrunk: &'a Shrunk) -> Report<'a> {
+        self.shrunk = Some(shrunk);
         self
     }
 

@@ -3,7 +3,7 @@
 //! A history is what every client asked and saw: operations (`invoke`, then `ok`, `fail` or `info`) whose
 //! values are transactions of micro-ops, as in Jepsen and Elle. This crate reads histories from JSON
 //! Lines, a JSON array (elle-cli's shape) and Jepsen EDN, checks that they are well formed (every
-//! error names the file, line and column, and what was expected), and writes JSON Lines. It knows
+//! error names the file, line and column, and what was expected), and writes all three back. It knows
 //! nothing of dependency graphs or anomalies: that is the `checker` crate.
 //!
 //! ```
@@ -29,6 +29,7 @@ mod nesting;
 mod op;
 mod position;
 mod well_formed;
+mod write;
 
 use std::path::Path;
 
@@ -41,6 +42,7 @@ pub use mop::{ListText, Mop, Observed, ObservedText, Predicate, Rows, RowsText};
 pub use nesting::MAX_DEPTH;
 pub use op::{Function, Op, OpType, OpValue, Process};
 pub use position::Position;
+pub use write::{write_edn, write_history, write_json_array};
 
 /// A history file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

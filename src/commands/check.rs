@@ -37,13 +37,29 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
             checked.map_err(|e| located(e, &source))?.0
         }
     };
-    let report = match args.format {
-        OutputFormat::Text => findings::text(&result, &source),
-        OutputFormat::Json => findings::json(&result) + "\n",
+    let shrunk = match args.shrink {
+        true => super::shrink::shrink_into(args.out.as_deref(), &history, &result, &options, &source)?,
+        false => None,
+    };
+    let report = match (args.format, &shrunk) {
+        (OutputFormat::Text, None) => findings::text(&result, &source),
+        (OutputFormat::Text, Some(shrunk)) => {
+            findings::text(&result, &source) + "\n" + &findings::shrunk::shrunk_text(shrunk, &source)
+        }
+        (OutputFormat::Json, _) => {
+            let mut value = serde_json::to_value(&result)?;
+            if let (Some(object), Some(shrunk)) = (value.as_object_mut(), &shrunk) {
+                object.insert("shrunk".into(), findings::shrunk::shrunk_json(shrunk));
+            }
+            serde_json::to_string_pretty(&value)? + "\n"
+        }
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(dir) = &args.out {
-        let report = findings::Report::check(&source, &result).with_history(&history);
+        let mut report = findings::Report::check(&source, &result).with_history(&history);
+        if let Some(shrunk) = &shrunk {
+            report = report.with_shrunk(shrunk);
+        }
         write_report(dir, &report, &args.report)?;
     }
     Ok(exit::for_validity(result.valid))
@@ -120,14 +136,14 @@ pub fn inference(flags: &CheckFlags) -> Inference {
 }
 
 /// A checker error about an operation, located in the file as a malformed history's errors are.
-fn located(error: CheckError, source: &str) -> anyhow::Error {
+pub fn located(error: CheckError, source: &str) -> anyhow::Error {
     match error {
         CheckError::Workload { at, message } => anyhow::anyhow!("{source}:{at}: {message}"),
         other => other.into(),
     }
 }
 
-fn workload(name: WorkloadName) -> Workload {
+pub fn workload(name: WorkloadName) -> Workload {
     match name {
         WorkloadName::ListAppend => Workload::ListAppend,
         WorkloadName::RwRegister => Workload::RwRegister,
@@ -135,7 +151,7 @@ fn workload(name: WorkloadName) -> Workload {
     }
 }
 
-fn read_history(path: &Path) -> anyhow::Result<(History, String)> {
+pub fn read_history(path: &Path) -> anyhow::Result<(History, String)> {
     if path == Path::new("-") {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).context("reading the history from standard input")?;

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,10 +14,10 @@ use adapters::{Level, LevelSupport, System};
 use anyhow::Context;
 use checker::timing;
 use checker::{Options, Validity};
-use findings::comparison::{Comparison, ComparisonRow, OverlapCell, Percentiles};
+use findings::comparison::{Comparison, ComparisonRow, OverlapCell, Percentiles, RunEvidence};
 use histories::{History, OpType};
 use isocheck::runner::overlap::{self, OverlapConfig};
-use isocheck::runner::{self, Limit, RunConfig};
+use isocheck::runner::{self, Limit, RunConfig, RunOutcome};
 
 use crate::cli::{CompareArgs, DbName, MatrixFormat};
 use crate::exit;
@@ -33,6 +34,7 @@ struct Tally {
     latencies: Vec<Percentiles>,
     anomalies: BTreeSet<String>,
     flags: BTreeSet<String>,
+    runs: Vec<RunEvidence>,
 }
 
 pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
@@ -52,6 +54,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
         (0..systems.len()).flat_map(|s| args.isolation.iter().map(move |&l| (s, l))).collect();
     let mut tallies: Vec<Tally> = cells.iter().map(|_| Tally::default()).collect();
     let runnable = |(s, l): (usize, Level)| systems[s].1.level(l).is_runnable();
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir.join("runs"))
+            .with_context(|| format!("creating {}", dir.join("runs").display()))?;
+    }
     let progress = isocheck::progress::rounds(
         u64::from(args.rounds) * cells.iter().filter(|c| runnable(**c)).count() as u64,
         "compare",
@@ -63,7 +69,11 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
                 continue;
             }
             let (label, system) = &systems[s];
-            let (tps, verdict) = one_run(args, system, level, clients, &mut tallies[i])
+            let kept = args.out.as_ref().map(|dir| {
+                let name = format!("{}-{}-{}", super::systems::db_name(args.db[s]), level.name(), round + 1);
+                (dir.join("runs").join(&name), format!("runs/{name}"), usize::from(round) + 1)
+            });
+            let (tps, verdict) = one_run(args, system, level, clients, &mut tallies[i], kept.as_ref())
                 .with_context(|| format!("round {} on {label} at {level}", round + 1))?;
             round_tps.insert((s, level), tps);
             let worst = tallies[i].verdict.map_or(verdict, |v| worse(v, verdict));
@@ -113,18 +123,25 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
         std::fs::write(dir.join("comparison.json"), serde_json::to_string_pretty(&comparison)?)?;
         std::fs::write(dir.join("report.md"), findings::comparison::comparison_markdown(&comparison))?;
         std::fs::write(dir.join("report.html"), findings::comparison::comparison_html(&comparison))?;
-        eprintln!("isocheck: wrote the comparison to {} (open {})", dir.display(), dir.join("report.html").display());
+        eprintln!(
+            "isocheck: wrote the comparison and every run's evidence (runs/) to {} (open {})",
+            dir.display(),
+            dir.join("report.html").display()
+        );
     }
     Ok(exit::VALID)
 }
 
-/// One run: its throughput, and its verdict against the model the level promises.
+/// One run: its throughput, and its verdict against the model the level promises. With `kept` (its
+/// directory, that directory as the report names it, and the round), the run's history, `run.json` and
+/// findings are written there.
 fn one_run(
     args: &CompareArgs,
     system: &Arc<dyn System>,
     level: Level,
     clients: usize,
     tally: &mut Tally,
+    kept: Option<&(PathBuf, String, usize)>,
 ) -> anyhow::Result<(f64, Validity)> {
     let workload = super::run::workload_for(args.workload, &args.shape, &args.scenario, args.seed, clients)?;
     let config = RunConfig {
@@ -154,7 +171,68 @@ fn one_run(
     tally.anomalies.extend(result.anomaly_types.iter().cloned());
     tally.anomalies.extend(result.invariants.iter().filter(|i| !i.holds && i.promised).map(|i| i.name.clone()));
     tally.flags.extend(result.flags.iter().map(|f| f.name.clone()));
+    if let Some((dir, relative, round)) = kept {
+        keep_evidence(dir, args, system.as_ref(), level, clients, *round, &outcome, workload.as_ref(), &result)
+            .with_context(|| format!("keeping the run's evidence in {}", dir.display()))?;
+        let mut anomalies = result.anomaly_types.clone();
+        anomalies.extend(result.invariants.iter().filter(|i| !i.holds).map(|i| i.name.clone()));
+        tally.runs.push(RunEvidence {
+            round: *round,
+            dir: relative.clone(),
+            verdict: findings::page::validity_class(result.valid).to_string(),
+            anomalies,
+        });
+    }
     Ok((tps, result.valid))
+}
+
+/// Writes one run's `history.jsonl`, `run.json` and findings into `dir`.
+#[allow(clippy::too_many_arguments)]
+fn keep_evidence(
+    dir: &Path,
+    args: &CompareArgs,
+    system: &dyn System,
+    level: Level,
+    clients: usize,
+    round: usize,
+    outcome: &RunOutcome,
+    workload: &dyn isocheck::runner::workload::Workload,
+    result: &checker::CheckResult,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let history_path = dir.join("history.jsonl");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&history_path)?);
+    histories::write_jsonl(outcome.history.ops(), &mut file)?;
+    file.flush()?;
+    let elapsed = outcome.elapsed.as_secs_f64();
+    let txns = outcome.ok + outcome.fail + outcome.info;
+    let summary = serde_json::json!({
+        "tool": format!("isocheck {}", env!("CARGO_PKG_VERSION")),
+        "db": system.name(),
+        "system_version": system.version(),
+        "isolation": level.name(),
+        "level_mapping": system.level(level).describe(),
+        "workload": workload.name(),
+        "parameters": workload.parameters(),
+        "seed": args.seed,
+        "clients": clients,
+        "defect": args.defect.as_ref().filter(|_| system.name() == "engine"),
+        "round": round,
+        "ok": outcome.ok,
+        "fail": outcome.fail,
+        "info": outcome.info,
+        "aborts_by_cause": outcome.causes,
+        "elapsed_s": (elapsed * 1000.0).round() / 1000.0,
+        "throughput_tps": if elapsed > 0.0 { (txns as f64 / elapsed).round() as u64 } else { 0 },
+        "out_dir": dir.display().to_string(),
+    });
+    std::fs::write(dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
+    let report = findings::Report::check(history_path.display().to_string(), result)
+        .with_history(&outcome.history)
+        .with_run(findings::RunSummary::from_json(&summary)?);
+    let options = findings::OutOptions::default();
+    findings::write_report(dir, &report, &options)?;
+    Ok(())
 }
 
 /// Committed transactions' latencies, invocation to completion, in nanoseconds.
@@ -227,5 +305,6 @@ fn row(label: &str, level: Level, support: &LevelSupport, tally: Tally, overlap:
         anomalies: tally.anomalies.into_iter().collect(),
         flags: tally.flags.into_iter().collect(),
         overlap,
+        runs: tally.runs,
     }
 }

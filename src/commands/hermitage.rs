@@ -46,10 +46,11 @@ pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
                 }
                 let execution = step_runner::execute(system.as_ref(), level, s)
                     .with_context(|| format!("running {} on {db_label} at {label}", s.name))?;
+                let mut cell = verdict::cell(&db_label, &label, s, &execution)?;
                 if let Some(dir) = &args.out {
-                    write_history(dir, &db_label, &label, s, &execution.history)?;
+                    cell.history = Some(write_history(dir, &db_label, &label, s, &execution.history)?);
                 }
-                cells.push(verdict::cell(&db_label, &label, s, &execution)?);
+                cells.push(cell);
             }
         }
     }
@@ -81,6 +82,7 @@ fn unsupported(db: &str, isolation: &str, s: &Scenario, why: &str) -> Cell {
         outcome: Outcome::Unsupported,
         how: why.to_string(),
         checker: Vec::new(),
+        history: None,
     }
 }
 
@@ -90,13 +92,14 @@ fn write_history(
     level: &str,
     s: &Scenario,
     history: &histories::History,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<String> {
     let safe =
         |x: &str| x.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect::<String>();
     let sub = dir.join("histories");
     std::fs::create_dir_all(&sub)?;
-    let path = sub.join(format!("{}-{}-{}.jsonl", safe(db), safe(level), safe(&s.name)));
+    let name = format!("{}-{}-{}.jsonl", safe(db), safe(level), safe(&s.name));
+    let path = sub.join(&name);
     let mut file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     histories::write_jsonl(history.ops(), &mut file)?;
-    Ok(())
+    Ok(format!("histories/{name}"))
 }

@@ -3,9 +3,12 @@
 
 mod check;
 mod compare;
+mod convert;
 mod hermitage;
+mod hunt;
 mod overlap;
 mod run;
+mod shrink;
 mod systems;
 
 use crate::cli::{Cli, Command};
@@ -18,5 +21,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Overlap(args) => overlap::run(&args),
         Command::Hermitage(args) => hermitage::run(&args),
         Command::Compare(args) => compare::run(&args),
+        Command::Shrink(args) => shrink::run(&args),
+        Command::Convert(args) => convert::run(&args),
     }
 }

@@ -31,31 +31,91 @@ use isocheck::runner::{self, Limit, RunConfig, RunOutcome};
 const DEFAULT_TXNS: u64 = 10_000;
 
 pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
+    if args.repeat.is_some() || args.until_invalid {
+        return super::hunt::run(args);
+    }
+    let out_dir = out_dir(args)?;
+    let done = execute(args, &Variation::of(args), &out_dir, true, args.shrink)?;
+    let report = match args.format {
+        OutputFormat::Text => text(&done.summary, &done.result, &done.history_path),
+        OutputFormat::Json => json(&done.summary, &done.result)? + "\n",
+    };
+    std::io::stdout().lock().write_all(report.as_bytes())?;
+    Ok(exit_code(&done.result, &args.fail_on))
+}
+
+/// What varies between the runs of `run --repeat`: the seed and, with `--vary`, the clients, the key count
+/// and the longest transaction. A single run takes them from the flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Variation {
+    pub seed: u64,
+    pub clients: u16,
+    pub key_count: usize,
+    pub max_txn_len: usize,
+}
+
+impl Variation {
+    /// The flags' own values.
+    pub fn of(args: &RunArgs) -> Variation {
+        Variation {
+            seed: args.seed,
+            clients: args.clients,
+            key_count: args.shape.key_count,
+            max_txn_len: args.shape.max_txn_len,
+        }
+    }
+}
+
+/// One run, done: its verdict, `run.json`'s contents, its shrunk history (when asked and it failed), and
+/// where its history is.
+pub struct Executed {
+    pub result: CheckResult,
+    pub summary: serde_json::Value,
+    pub shrunk: Option<checker::shrink::Shrunk>,
+    pub history_path: PathBuf,
+}
+
+/// Runs the workload once with `variation`, writes the history, `run.json` and the findings (and, with
+/// `shrink` and an anomaly, the shrunk history) into `out_dir`, and returns the verdict.
+pub fn execute(
+    args: &RunArgs,
+    variation: &Variation,
+    out_dir: &Path,
+    progress: bool,
+    shrink: bool,
+) -> anyhow::Result<Executed> {
     let system = open_system(args)?;
     let support = system.level(args.isolation);
     if !support.is_runnable() {
         bail!("{} cannot run {}: {}", system.name(), args.isolation, support.describe());
     }
-    let workload = workload(args)?;
+    let shape = ShapeFlags {
+        key_count: variation.key_count,
+        min_txn_len: args.shape.min_txn_len,
+        max_txn_len: variation.max_txn_len,
+        max_writes_per_key: args.shape.max_writes_per_key,
+        key_dist: args.shape.key_dist.clone(),
+    };
+    let clients = usize::from(variation.clients);
+    let workload = workload_for(args.workload, &shape, &args.scenario, variation.seed, clients)?;
     let limit = match (args.txns, args.duration) {
         (Some(n), _) => Limit::Txns(n),
         (None, Some(d)) => Limit::Duration(d),
         (None, None) => Limit::Txns(DEFAULT_TXNS),
     };
-    let out_dir = out_dir(args)?;
     let started_at = SystemTime::now();
     let config = RunConfig {
         system: Arc::clone(&system),
         level: args.isolation,
         workload: Arc::clone(&workload),
-        clients: usize::from(args.clients),
+        clients,
         limit,
-        progress: true,
+        progress,
         nemesis: nemesis(args)?,
         record: true,
     };
     let outcome = runner::run(&config)?;
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let history_path = out_dir.join("history.jsonl");
     let mut file = std::io::BufWriter::new(
         std::fs::File::create(&history_path).with_context(|| format!("creating {}", history_path.display()))?,
@@ -74,23 +134,42 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         outcome.elapsed.as_secs_f64(),
         models.join(", ")
     );
-    let (result, graph_check) =
-        judge(&outcome, workload.as_ref(), &options, args.isolation, usize::from(args.clients), system.as_ref())?;
-    let mut summary = summary(args, system.as_ref(), workload.as_ref(), &outcome, &out_dir, started_at);
+    let (result, graph_check) = judge(&outcome, workload.as_ref(), &options, args.isolation, clients, system.as_ref())?;
+    let mut summary = summary(args, variation, system.as_ref(), workload.as_ref(), &outcome, out_dir, started_at);
     if let Some(object) = summary.as_object_mut() {
         object.insert("graph_check".into(), json!(graph_check.describe()));
     }
+    let source = history_path.display().to_string();
+    let shrunk = match shrink {
+        true => super::shrink::shrink_into(Some(out_dir), &outcome.history, &result, &options, &source)?,
+        false => None,
+    };
+    if let (Some(object), Some(shrunk)) = (summary.as_object_mut(), &shrunk) {
+        object.insert(
+            "shrunk".into(),
+            json!({
+                "txns": shrunk.kept.len(),
+                "mops": shrunk.mops,
+                "anomaly_types": shrunk.result.anomaly_types,
+                "history": out_dir.join("shrunk").join("history.jsonl").display().to_string(),
+            }),
+        );
+    }
     std::fs::write(out_dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
-    let report = findings::Report::check(history_path.display().to_string(), &result)
+    let mut report = findings::Report::check(source, &result)
         .with_history(&outcome.history)
         .with_run(findings::RunSummary::from_json(&summary)?);
-    super::check::write_report(&out_dir, &report, &args.report)?;
-    let report = match args.format {
-        OutputFormat::Text => text(&summary, &result, &history_path),
-        OutputFormat::Json => json(&summary, &result)? + "\n",
-    };
-    std::io::stdout().lock().write_all(report.as_bytes())?;
-    Ok(exit_code(&result, &args.fail_on))
+    if let Some(shrunk) = &shrunk {
+        report = report.with_shrunk(shrunk);
+    }
+    if progress {
+        super::check::write_report(out_dir, &report, &args.report)?;
+    } else {
+        let options = findings::OutOptions { graphviz: args.report.graphviz, ..Default::default() };
+        findings::write_report(out_dir, &report, &options)
+            .with_context(|| format!("writing findings to {}", out_dir.display()))?;
+    }
+    Ok(Executed { result, summary, shrunk, history_path })
 }
 
 /// A run's verdict: its history checked (invariants and, where sound, the dependency graph), with the
@@ -157,10 +236,6 @@ pub fn open_system(args: &RunArgs) -> anyhow::Result<Arc<dyn System>> {
     super::systems::open(args.db, args.url.as_deref(), defect, args.sqlite_begin)
 }
 
-fn workload(args: &RunArgs) -> anyhow::Result<Arc<dyn Workload>> {
-    workload_for(args.workload, &args.shape, &args.scenario, args.seed, usize::from(args.clients))
-}
-
 /// The workload these flags describe; every command that runs one shares this.
 pub fn workload_for(
     kind: RunWorkloadName,
@@ -215,7 +290,8 @@ pub fn workload_for(
 /// transactions by 4 clients takes a few seconds.
 pub const DEFAULT_HOLD: std::time::Duration = std::time::Duration::from_millis(1);
 
-fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
+/// Where the run (or, for `--repeat`, the hunt) writes: `--out`, or a fresh directory under `runs/`.
+pub fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
     if let Some(dir) = &args.out {
         return Ok(dir.clone());
     }
@@ -233,6 +309,7 @@ fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
 /// `run.json`, also the `run` object of the JSON output.
 fn summary(
     args: &RunArgs,
+    variation: &Variation,
     system: &dyn System,
     workload: &dyn Workload,
     outcome: &RunOutcome,
@@ -255,8 +332,8 @@ fn summary(
             .map(|d| json!({"quote": d.quote, "link": d.link})),
         "workload": workload.name(),
         "parameters": workload.parameters(),
-        "seed": args.seed,
-        "clients": args.clients,
+        "seed": variation.seed,
+        "clients": variation.clients,
         "defect": args.defect,
         "nemesis": args.nemesis.map(|n| match n {
             NemesisName::KillConnections => "kill-connections".to_string(),

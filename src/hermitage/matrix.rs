@@ -96,16 +96,17 @@ pub fn markdown(cells: &[Cell]) -> String {
         }
         out.push('\n');
     }
-    out.push_str("\n✓ prevented, — anomaly (found by the checker), n/a level not offered.\n\n| system | level | scenario | outcome | how |\n|---|---|---|---|---|\n");
+    out.push_str("\n✓ prevented, — anomaly (found by the checker), n/a level not offered.\n\n| system | level | scenario | outcome | how | history |\n|---|---|---|---|---|---|\n");
     for c in cells {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             c.db,
             c.isolation,
             c.anomaly,
             format!("{:?}", c.outcome).to_lowercase(),
-            c.how.replace('|', "\\|")
+            c.how.replace('|', "\\|"),
+            c.history.as_ref().map_or(String::new(), |h| format!("[{h}]({h})"))
         );
     }
     out
@@ -143,12 +144,13 @@ pub fn html(cells: &[Cell]) -> String {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</table><p>✓ prevented, — anomaly (found by the checker), n/a level not offered.</p><h2>Scenarios</h2><table><tr><th>system</th><th>level</th><th>scenario</th><th>outcome</th><th>how</th></tr>");
+    out.push_str("</table><p>✓ prevented, — anomaly (found by the checker), n/a level not offered.</p><h2>Scenarios</h2><table><tr><th>system</th><th>level</th><th>scenario</th><th>outcome</th><th>how</th><th>history</th></tr>");
     for c in cells {
         let class = format!("{:?}", c.outcome).to_lowercase();
+        let history = c.history.as_ref().map_or(String::new(), |h| format!("<a href=\"{0}\">{0}</a>", escape(h)));
         let _ = write!(
             out,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"{class}\">{class}</td><td class=\"l\">{}</td></tr>",
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"{class}\">{class}</td><td class=\"l\">{}</td><td class=\"l\">{history}</td></tr>",
             escape(&c.db),
             escape(&c.isolation),
             escape(&c.anomaly),

@@ -40,6 +40,9 @@ pub struct Cell {
     pub how: String,
     /// The anomaly classes the checker reported for the scenario's probe.
     pub checker: Vec<String>,
+    /// The scenario's history, relative to `--out` (`histories/engine-serializable-G0.jsonl`), when kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<String>,
 }
 
 /// The cell an execution makes.
@@ -80,6 +83,7 @@ pub fn cell(db: &str, isolation: &str, scenario: &Scenario, execution: &Executio
         outcome,
         how,
         checker: found,
+        history: None,
     })
 }
 

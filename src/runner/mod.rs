@@ -90,10 +90,24 @@ pub(crate) struct Shared {
     pub(crate) record: bool,
 }
 
+/// Set when the user asked every run to stop (Ctrl-C): runs under way invoke no more transactions, let
+/// those in flight complete, and return the history so far.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Asks every run under way, and every later one, to stop early (from a Ctrl-C handler).
+pub fn interrupt() {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// Whether [`interrupt`] was called.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
 impl Shared {
     /// Claims the next transaction slot, or `None` when the run is over.
     pub(crate) fn claim(&self) -> Option<u64> {
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stop.load(Ordering::Relaxed) || interrupted() {
             return None;
         }
         match self.limit {
