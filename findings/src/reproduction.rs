@@ -65,13 +65,22 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
             .ok_or_else(|| Unreproducible::Edge(format!("T{index} is not among the cycle's operations")))
     };
     let mut orders = Vec::new();
+    let mut edges = Vec::new();
     for step in &cycle.steps {
         let (from, to) = (position(step.from)?, position(step.to)?);
         let key = step.key.as_ref().map(|k| keys.number(k)).transpose()?;
-        orders.push(EdgeOrders::of(step.kind, from, to, key, &txns)?);
+        let (order, edge) = EdgeOrders::of(step.kind, from, to, key, &txns)?;
+        orders.push(order);
+        edges.push(edge);
     }
-    let schedule =
-        Schedule::new(&txns, &orders).ok_or(Unreproducible::NoSchedule { realtime: has_order_edge(cycle) })?;
+    let forcing = forcing::forcing(&txns, &edges);
+    let schedule = match forcing.schedule {
+        Some(points) => Schedule(points),
+        // Nothing forces the cycle: the steps come as close as the weakest orders allow, and the claim says
+        // which edge they cannot force.
+        None => Schedule::new(&txns, &orders)
+            .ok_or(Unreproducible::NoSchedule { realtime: has_order_edge(cycle) })?,
+    };
     let sessions: Vec<String> =
         txns.iter().enumerate().map(|(i, t)| format!("session {} is T{}", i + 1, t.index)).collect();
     let mut title = format!("{name} #{number} replayed step by step: {}", sessions.join(", "));
@@ -87,6 +96,8 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
         // The replay's transactions are the cycle's: the class recurring among them, in a cycle as long
         // or shorter, is the anomaly recurring.
         involving: Involving::Any,
+        forces: forcing.forces.iter().map(|l| l.name().to_string()).collect(),
+        cannot_force: forcing.cannot.iter().map(|(l, why)| (l.name().to_string(), why.clone())).collect(),
         rows: keys.initial_rows(&txns),
         steps: schedule.steps(&txns),
     })
@@ -95,6 +106,25 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
 /// How to replay a reproduction from the directory its report is in.
 pub fn replay_command(scenario: &Scenario) -> String {
     format!("isocheck hermitage --scenario-dir cycles --scenario {} --db DB --isolation LEVEL", scenario.name)
+}
+
+/// What the steps claim: the levels at which they force every edge of the cycle (a system there either
+/// refuses a transaction or shows the anomaly), and for each other level the edge they cannot force and
+/// why.
+pub fn claims_text(scenario: &Scenario) -> String {
+    let text = |level: &str| Level::named(level).map_or(level.to_string(), |l| l.text().to_string());
+    let mut parts = Vec::new();
+    if !scenario.forces.is_empty() {
+        let levels: Vec<String> = scenario.forces.iter().map(|l| text(l)).collect();
+        parts.push(format!(
+            "At {} these steps force every edge of the cycle: a system there refuses a transaction or shows the anomaly.",
+            levels.join(" and ")
+        ));
+    }
+    for (level, why) in &scenario.cannot_force {
+        parts.push(format!("At {} they cannot force every edge: {why}.", text(level)));
+    }
+    parts.join(" ")
 }
 
 /// The table before the replay, as `id = value` pairs.
@@ -323,7 +353,14 @@ type Rank = Reverse<(u8, usize, Point)>;
 struct EdgeOrders(Vec<Order>, u8);
 
 impl EdgeOrders {
-    fn of(kind: Kind, from: usize, to: usize, key: Option<i64>, txns: &[Txn]) -> Result<EdgeOrders, Unreproducible> {
+    /// The edge's orders, and the edge as the statements that make it.
+    fn of(
+        kind: Kind,
+        from: usize,
+        to: usize,
+        key: Option<i64>,
+        txns: &[Txn],
+    ) -> Result<(EdgeOrders, Edge), Unreproducible> {
         let missing = |what: &str| {
             Unreproducible::Edge(format!("the {kind} edge T{} → T{} has no {what}", txns[from].index, txns[to].index))
         };
@@ -339,7 +376,7 @@ impl EdgeOrders {
                     ((f, Point::Commit), (t, Point::Statement(first))),
                     ((f, Point::Statement(last)), (t, Point::Statement(first))),
                 ];
-                return Ok(EdgeOrders(orders, 1));
+                return Ok((EdgeOrders(orders, 1), Edge { kind, from, to, key: Some(k), read: None }));
             }
             Kind::Wr => {
                 let k = key()?;
@@ -350,18 +387,19 @@ impl EdgeOrders {
                     ((f, Point::Commit), (t, Point::Statement(read))),
                     ((f, Point::Statement(last)), (t, Point::Statement(read))),
                 ];
-                return Ok(EdgeOrders(orders, 0));
+                return Ok((EdgeOrders(orders, 0), Edge { kind, from, to, key: Some(k), read: Some(read) }));
             }
             Kind::Rw => {
                 let k = key()?;
                 let read = txns[f].read_missing(k, &txns[t]).ok_or_else(|| missing("read"))?;
                 txns[t].writes(k).ok_or_else(|| missing("write"))?;
-                vec![((f, Point::Statement(read)), (t, Point::Commit))]
+                (vec![((f, Point::Statement(read)), (t, Point::Commit))], Some(k), Some(read))
             }
-            Kind::Process | Kind::Realtime => vec![((f, Point::Commit), (t, Point::Begin))],
+            Kind::Process | Kind::Realtime => (vec![((f, Point::Commit), (t, Point::Begin))], None, None),
             Kind::Wwp | Kind::Wrp | Kind::Rwp => return Err(Unreproducible::Operation("predicates")),
         };
-        Ok(EdgeOrders(orders, 2))
+        let (orders, key, read) = orders;
+        Ok((EdgeOrders(orders, 2), Edge { kind, from, to, key, read }))
     }
 }
 
@@ -457,5 +495,9 @@ impl Schedule {
     }
 }
 
+mod forcing;
 #[cfg(test)]
 mod tests;
+
+pub use forcing::Level;
+use forcing::Edge;
