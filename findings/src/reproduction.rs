@@ -41,14 +41,16 @@ pub enum Unreproducible {
     #[error("{0}")]
     Edge(String),
     /// No order of the statements makes every edge happen.
-    #[error("no order of the statements makes every edge of the cycle happen{}", if *.realtime {
+    #[error("no order of the statements makes every edge of the cycle happen{}; at read committed, {}", if *.realtime {
         " (a real-time cycle like this one usually needs a stale read, which no schedule can force)"
     } else {
         ""
-    })]
+    }, .why)]
     NoSchedule {
         /// Whether the cycle has a real-time or process edge.
         realtime: bool,
+        /// The edge no order forces at read committed, and why.
+        why: String,
     },
 }
 
@@ -78,8 +80,10 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
         Some(points) => Schedule(points),
         // Nothing forces the cycle: the steps come as close as the weakest orders allow, and the claim says
         // which edge they cannot force.
-        None => Schedule::new(&txns, &orders)
-            .ok_or(Unreproducible::NoSchedule { realtime: has_order_edge(cycle) })?,
+        None => Schedule::new(&txns, &orders).ok_or_else(|| Unreproducible::NoSchedule {
+            realtime: has_order_edge(cycle),
+            why: forcing.cannot.get(&Level::ReadCommitted).cloned().unwrap_or_default(),
+        })?,
     };
     let sessions: Vec<String> =
         txns.iter().enumerate().map(|(i, t)| format!("session {} is T{}", i + 1, t.index)).collect();

@@ -203,7 +203,7 @@ fn requirement(txns: &[Txn], edge: &Edge, level: Level) -> String {
             format!("{} must come after T{a} commits and before any other writer of key {k} commits", view(b))
         }
         Kind::Rw => format!(
-            "{} must come before T{b} commits, with no other writer of key {k} committing before T{b} ({overlap})",
+            "{} must come before T{b} commits, with no other writer of key {k} committing before T{b}",
             view(a)
         ),
         _ => format!("T{a} must commit before T{b} begins"),

@@ -57,20 +57,24 @@ fn write_skew_overlaps_both_transactions_and_commits_after_both_read() {
     );
     assert_eq!(scenario.rows, vec![(1, 0), (2, 0)]);
     let (a, b) = if first.index == 2 { ((x, 1, y), (y, 2, x)) } else { ((y, 2, x), (x, 1, y)) };
-    // Each session writes, then reads the other's key; neither commits before both have read.
+    // Each session begins with its first statement, writes, then reads the other's key; neither commits
+    // before both have read.
     assert_eq!(
         script(&scenario),
         [
             "1:begin".to_string(),
-            "2:begin".to_string(),
             format!("1:w{}={}", a.0, a.1),
-            format!("1:r{}", a.2),
+            "2:begin".to_string(),
             format!("2:w{}={}", b.0, b.1),
+            format!("1:r{}", a.2),
             format!("2:r{}", b.2),
             "1:commit".to_string(),
             "2:commit".to_string(),
         ]
     );
+    // Both reads precede both commits, and the writers share no key: every edge happens at both levels.
+    assert_eq!(scenario.forces, ["read-committed", "snapshot-isolation"]);
+    assert!(scenario.cannot_force.is_empty(), "{:?}", scenario.cannot_force);
     assert_eq!(sessions(&scenario), cycle.ops.iter().map(|o| format!("T{}", o.index)).collect::<Vec<_>>());
 }
 
@@ -94,8 +98,8 @@ fn read_skew_commits_the_writer_between_the_two_reads() {
     // must miss it.
     let expected: Vec<String> = [
         (reader, "begin"),
-        (writer, "begin"),
         (reader, "r1"),
+        (writer, "begin"),
         (writer, "w1=5"),
         (writer, "w2=6"),
         (writer, "commit"),
@@ -105,12 +109,22 @@ fn read_skew_commits_the_writer_between_the_two_reads() {
     .iter()
     .map(|(s, w)| format!("{s}:{w}"))
     .collect();
-    let mut actual = script(&scenario);
-    // Both begins come first, in session order.
-    actual[..2].sort();
-    let mut expected_sorted = expected.clone();
-    expected_sorted[..2].sort();
-    assert_eq!(actual, expected_sorted);
+    assert_eq!(script(&scenario), expected);
+    // Snapshot isolation prohibits G-single: the reader's snapshot cannot both miss and see the writer.
+    assert_eq!(scenario.forces, ["read-committed"]);
+    let why = &scenario.cannot_force["snapshot-isolation"];
+    assert_eq!(
+        why,
+        "T3 → T2 (rw on key 1): T3's snapshot must come before T2 commits, with no other writer of key 1 \
+         committing before T2, and the cycle's other edges rule that out"
+    );
+    assert_eq!(
+        claims_text(&scenario),
+        format!(
+            "At read committed these steps force every edge of the cycle: a system there refuses a transaction or \
+             shows the anomaly. At snapshot isolation they cannot force every edge: {why}."
+        )
+    );
 }
 
 #[test]
@@ -149,6 +163,14 @@ fn a_write_cycle_interleaves_the_first_writes_and_orders_the_second_after_a_comm
     );
     // Values 1 and 2 are written, so the rows start at 0.
     assert_eq!(scenario.rows, vec![(1, 0), (2, 0)]);
+    // Versions are installed in commit order, so no order of commits makes both ww edges happen: the
+    // steps force nothing, and say which edge fails.
+    assert!(scenario.forces.is_empty());
+    let edge = format!("T{} → T{} (ww on key 1)", cycle.steps[0].from, cycle.steps[0].to);
+    for level in ["read-committed", "snapshot-isolation"] {
+        let why = &scenario.cannot_force[level];
+        assert!(why.starts_with(&format!("{edge}: T")) && why.contains("must begin after"), "{level}: {why}");
+    }
 }
 
 fn txn(index: u64, value: Vec<Mop>) -> TxnView {
@@ -190,8 +212,11 @@ fn an_order_edge_makes_the_probe_realtime_and_is_kept_by_the_schedule() {
         vec![edge(Kind::Rw, Some(1), 1, 2), edge(Kind::Realtime, None, 2, 1)],
     );
     assert_eq!(
-        reproduction("G-single-item-realtime", 1, &impossible),
-        Err(Unreproducible::NoSchedule { realtime: true })
+        reproduction("G-single-item-realtime", 1, &impossible).unwrap_err().to_string(),
+        "no order of the statements makes every edge of the cycle happen (a real-time cycle like this one \
+         usually needs a stale read, which no schedule can force); at read committed, T1 → T2 (rw on key 1): \
+         T1's read of key 1 must come before T2 commits, with no other writer of key 1 committing before T2, \
+         and the cycle's other edges rule that out"
     );
     // T1 -process-> T2 -rw(1)-> T3 -wr(2)-> T1 is possible, but only with a dirty read.
     let possible = cycle(
