@@ -239,19 +239,66 @@ fn a_predicate_read_that_misses_the_transactions_own_insert_is_internal() {
 }
 
 #[test]
-fn versions_installed_by_several_writers_are_ordered_by_completion_and_said_so() {
+fn blind_writes_by_several_writers_are_left_unordered_and_said_so() {
     let h = with_init(&[("x", 10)], vec![txn(0, vec![write("x", 11)]), txn(1, vec![write("x", 12)])], &[0, 0, 1, 1]);
     let r = check_default(&h);
     assert_eq!(summary(&r), (Valid, vec![], vec![]));
     assert_eq!((r.stats.keys, r.stats.ordered_keys), (1, 0));
+    // The initial row precedes both writes; nothing orders 11 and 12.
     assert_eq!(r.stats.edges.get("ww"), Some(&2));
     assert_eq!(
         r.stats.blind_spots,
         vec![
-            "1 of the 1 keys were written by more than one transaction; their versions are ordered by when their \
-             writers completed, as Elle's closed-predicate checker assumes, since no read shows that order: a system \
-             that installs a key's versions in another order could be misjudged"
+            "1 of the 1 keys have versions whose order the history does not show (writes by several transactions, \
+             none of which read what the other wrote); a version order is taken only from what the history proves \
+             (the initial row first, a transaction's own writes in order, a version read before the same \
+             transaction's write of the key), never from the order in which writers' completions were recorded, so \
+             the write-write and anti-dependencies between those writes are not inferred"
         ]
+    );
+}
+
+/// The false positive of issue 12: T3 read x = 0 and wrote 1, T4 read that 1 and wrote 2, and T4's
+/// completion was recorded before T3's (T3's client was descheduled between its commit and recording
+/// it). Ordering versions by recorded completion put 2 before 1 and reported a G1c; the reads prove
+/// 0 < 1 < 2, and the history is serial.
+#[test]
+fn a_completion_recorded_late_does_not_reorder_versions_the_reads_prove() {
+    let h = with_init(
+        &[("x", 0)],
+        vec![txn(0, vec![rread("x", Some(0)), write("x", 1)]), txn(1, vec![rread("x", Some(1)), write("x", 2)])],
+        &[0, 1, 1, 0],
+    );
+    let r = check_default(&h);
+    assert_eq!(summary(&r), (Valid, vec![], vec![]));
+    assert_eq!((r.stats.keys, r.stats.ordered_keys), (1, 1));
+    assert!(r.stats.blind_spots.is_empty(), "{:?}", r.stats.blind_spots);
+}
+
+/// The near miss: proven orders still find what they show. T3 read x = 0 and wrote 1; T5 read that 1
+/// and wrote y = 2; T7 read x = 0 and y = 2 and wrote x = 3. T7 read 0, which the reads prove was
+/// overwritten by T3's 1 (rw), T3's 1 was read by T5 (wr), and T5's 2 was read by T7 (wr): a
+/// G-single-item, with the versions of x only partly ordered (0 < 1 and 0 < 3).
+#[test]
+fn a_read_of_a_version_the_reads_prove_overwritten_is_still_found() {
+    let h = with_init(
+        &[("x", 0), ("y", 0)],
+        vec![
+            txn(0, vec![rread("x", Some(0)), write("x", 1)]),
+            txn(1, vec![rread("x", Some(0)), rread("y", Some(2)), write("x", 3)]),
+            txn(2, vec![rread("x", Some(1)), write("y", 2)]),
+        ],
+        &[0, 0, 2, 2, 1, 1],
+    );
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(summary(&r).0, Invalid);
+    assert!(r.anomaly_types.contains(&"G-single-item".to_string()), "{:?}", r.anomaly_types);
+    let cycle = only_cycle(&r, "G-single-item");
+    assert_eq!(
+        explanations(cycle).iter().find(|e| e.contains("overwritten")).copied(),
+        Some(
+            r#"T7 read key "x" = 0, which was overwritten by T3's write of 1 (T3 read the first version before it wrote the second)"#
+        )
     );
 }
 

@@ -9,6 +9,7 @@
 
 use histories::{Key, Mop};
 
+use super::versions::OrderSource;
 use super::{Index, Version};
 use crate::explain::DataExplainer;
 use crate::graph::TxnId;
@@ -46,17 +47,19 @@ impl<'a, 'h> ClosedPredicateExplainer<'a, 'h> {
     fn ww(&self, from: TxnId, to: TxnId) -> Option<(KeyId, String)> {
         let (a, b) = (self.txns.name(from), self.txns.name(to));
         self.index.keys.iter().enumerate().find_map(|(k, kv)| {
-            let p = (1..kv.order.len()).find(|&p| kv.writer[p - 1] == from && kv.installer[p] == to)?;
+            let (p, (c, source)) = (0..kv.versions.len()).filter(|&p| kv.writer[p] == from).find_map(|p| {
+                kv.successors(kv.versions[p]).find(|&(c, _)| kv.installer[c as usize] == to).map(|found| (p, found))
+            })?;
             let key = self.key(k as KeyId);
-            let first = match kv.order[p - 1] {
+            let first = match kv.versions[p] {
                 Version::Dead => format!("{a} deleted key {key}"),
                 v => format!("{a} set key {key} to {v}"),
             };
-            let then = match kv.order[p] {
+            let then = match kv.versions[c as usize] {
                 Version::Dead => format!("which {b} deleted"),
                 v => format!("which {b} overwrote with {v}"),
             };
-            Some((k as KeyId, format!("{first}, {then}")))
+            Some((k as KeyId, format!("{first}, {then}{}", because(source, self.txns))))
         })
     }
 
@@ -79,19 +82,17 @@ impl<'a, 'h> ClosedPredicateExplainer<'a, 'h> {
         let (a, b) = (self.txns.name(from), self.txns.name(to));
         self.reads(from).find_map(|(k, v)| {
             let kv = &self.index.keys[k as usize];
-            let next = kv.after(v)?;
-            (kv.installer[next] == to).then(|| {
-                let key = self.key(k);
-                let read = match v {
-                    Version::Value(x) => format!("{a} read key {key} = {x}"),
-                    other => format!("{a} read key {key} = nil ({other})"),
-                };
-                let then = match kv.order[next] {
-                    Version::Dead => format!("which {b} then deleted"),
-                    w => format!("which was overwritten by {b}'s write of {w}"),
-                };
-                (k, format!("{read}, {then}"))
-            })
+            let (next, source) = kv.successors(v).find(|&(c, _)| kv.installer[c as usize] == to)?;
+            let key = self.key(k);
+            let read = match v {
+                Version::Value(x) => format!("{a} read key {key} = {x}"),
+                other => format!("{a} read key {key} = nil ({other})"),
+            };
+            let then = match kv.versions[next as usize] {
+                Version::Dead => format!("which {b} then deleted"),
+                w => format!("which was overwritten by {b}'s write of {w}"),
+            };
+            Some((k, format!("{read}, {then}{}", because(source, self.txns))))
         })
     }
 
@@ -135,9 +136,11 @@ impl<'a, 'h> ClosedPredicateExplainer<'a, 'h> {
             let Mop::PredicateRead { predicate, .. } = mop else { return None };
             set.into_iter().find_map(|(k, v, _)| {
                 let kv = &self.index.keys[k as usize];
-                let first = kv.after(v)?;
-                let later = (first..kv.order.len())
-                    .find(|&p| kv.writer[p] == to && kv.order[p].matches(*predicate) != v.matches(*predicate))?;
+                let later = kv
+                    .later(v)
+                    .iter()
+                    .map(|&p| p as usize)
+                    .find(|&p| kv.writer[p] == to && kv.versions[p].matches(*predicate) != v.matches(*predicate))?;
                 let key = self.key(k);
                 Some((
                     k,
@@ -145,7 +148,7 @@ impl<'a, 'h> ClosedPredicateExplainer<'a, 'h> {
                         "{a} performed a predicate read {mop} of key {key} and selected version {v}, which was \
                          overwritten by {b}'s write of {}, which also changed whether the predicate would have \
                          matched. Note that key {key}'s version order was {}",
-                        kv.order[later],
+                        kv.versions[later],
                         kv.order_text()
                     ),
                 ))
@@ -165,5 +168,14 @@ impl DataExplainer for ClosedPredicateExplainer<'_, '_> {
             _ => None,
         };
         found.map(|(k, text)| (Some(self.key(k).clone()), text))
+    }
+}
+
+/// Why the proven order puts one version right after another, as a parenthesis; nothing when the earlier
+/// one is the initial state, which precedes every write.
+fn because(source: OrderSource, txns: &Txns<'_>) -> String {
+    match source {
+        OrderSource::Initial => String::new(),
+        other => format!(" ({})", other.reason(txns)),
     }
 }
