@@ -16,7 +16,14 @@
 //! come first, then reads, then writes, then commits: transactions overlap as much as the cycle permits.
 //!
 //! Registers stand in for lists: an append of `e` becomes a write of `e`, a list read a register read,
-//! which keeps every dependency of the cycle. String keys are numbered in order of appearance. Cycles
+//! which keeps every dependency of the cycle. A first write of a key the transaction has not read is
+//! preceded by a read of it, as an append reads the list it extends: the replay's history then proves
+//! each key's version order (a version read before a write precedes it), which blind writes would not.
+//!
+//! The steps are chosen by `forcing`: an order under which every edge must happen at read committed and
+//! snapshot isolation if possible, else at one of them; the scenario says at which levels its steps
+//! force the cycle (`forces`) and, for the others, which edge no order can force and why
+//! (`cannot_force`). Only when no order forces the cycle anywhere are the steps the best effort below. String keys are numbered in order of appearance. Cycles
 //! through predicates are not reproduced here (the scenario format can express them, but the rows a
 //! predicate saw come from transactions outside the cycle). This module decides the steps; running
 //! them is the runner's, and whether they reproduce the anomaly is the checker's.
@@ -255,30 +262,40 @@ struct Txn {
     /// What each read returned in the history: the values it saw last and all it saw (a list read sees
     /// every element; a register read one value).
     observed: Vec<Option<Observed>>,
+    /// Which statements the replay adds: the read before a first write of a key not read before.
+    inserted: Vec<bool>,
 }
 
 impl Txn {
     fn of(op: &TxnView, keys: &KeyNumbers) -> Result<Txn, Unreproducible> {
-        let statements = op
-            .value
-            .iter()
-            .map(|mop| {
-                let key = keys.number(mop_key(mop)?)?;
-                Ok(match mop {
-                    Mop::Append { value, .. } | Mop::Write { value, .. } => Action::Write { key, value: *value },
-                    _ => Action::Read { key },
-                })
-            })
-            .collect::<Result<_, Unreproducible>>()?;
-        let observed = op
-            .value
-            .iter()
-            .map(|mop| match mop {
-                Mop::Read { value, .. } => Some(value.clone()),
-                _ => None,
-            })
-            .collect();
-        Ok(Txn { index: op.index, statements, observed })
+        let mut txn = Txn { index: op.index, statements: Vec::new(), observed: Vec::new(), inserted: Vec::new() };
+        for mop in &op.value {
+            let key = keys.number(mop_key(mop)?)?;
+            match mop {
+                Mop::Append { value, .. } | Mop::Write { value, .. } => {
+                    // A first write of a key the transaction has not read: read it first, as an append
+                    // reads the list it extends, so that the replay's history proves the key's version
+                    // order (a version read before a write precedes it).
+                    if !txn
+                        .statements
+                        .iter()
+                        .any(|a| matches!(a, Action::Read { key: k } | Action::Write { key: k, .. } if *k == key))
+                    {
+                        txn.push(Action::Read { key }, None, true);
+                    }
+                    txn.push(Action::Write { key, value: *value }, None, false);
+                }
+                Mop::Read { value, .. } => txn.push(Action::Read { key }, Some(value.clone()), false),
+                _ => txn.push(Action::Read { key }, None, false),
+            }
+        }
+        Ok(txn)
+    }
+
+    fn push(&mut self, statement: Action, observed: Option<Observed>, inserted: bool) {
+        self.statements.push(statement);
+        self.observed.push(observed);
+        self.inserted.push(inserted);
     }
 
     fn writes_to(&self, key: i64) -> impl Iterator<Item = i64> + '_ {
@@ -306,7 +323,7 @@ impl Txn {
             .iter()
             .take_while(move |a| !matches!(a, Action::Write { key: k, .. } if *k == key))
             .enumerate()
-            .filter(move |(_, a)| **a == Action::Read { key })
+            .filter(move |(i, a)| **a == Action::Read { key } && !self.inserted[*i])
             .map(|(i, _)| i)
     }
 
@@ -503,5 +520,5 @@ mod forcing;
 #[cfg(test)]
 mod tests;
 
-pub use forcing::Level;
 use forcing::Edge;
+pub use forcing::Level;

@@ -397,8 +397,11 @@ impl fmt::Display for Scenario {
             writeln!(f, "forces = [{}]", levels.join(", "))?;
         }
         if !self.cannot_force.is_empty() {
-            let pairs: Vec<String> =
-                self.cannot_force.iter().map(|(level, why)| format!("{} = {}", toml_string(level), toml_string(why))).collect();
+            let pairs: Vec<String> = self
+                .cannot_force
+                .iter()
+                .map(|(level, why)| format!("{} = {}", toml_string(level), toml_string(why)))
+                .collect();
             writeln!(f, "cannot_force = {{ {} }}", pairs.join(", "))?;
         }
         let rows: Vec<String> = self.rows.iter().map(|(k, v)| format!("[{k}, {v}]")).collect();

@@ -7,9 +7,11 @@
 //!
 //! The rules follow Adya (1999), with versions installed in commit order, as every system here does:
 //! - *Writers.* Two transactions that write one key never overlap: one commits before the other begins.
-//!   Under snapshot isolation first-committer-wins aborts one of two overlapping writers; under read
-//!   committed the second would wait for the first's lock, and the recorded history could not prove the
-//!   order of overlapping writers. Non-overlapping writers are ordered by real time, which it proves.
+//!   Under snapshot isolation first-committer-wins aborts one of two overlapping writers. Under read
+//!   committed the second would wait for the first's lock, or read an older version than the one it
+//!   overwrites: the replay's history proves a key's version order only by the version each writer read
+//!   before writing it (the parent module adds that read where the history had none), so that read must
+//!   see the version its write follows.
 //! - *ww* `Ti → Tj` on `k`: `Tj` commits right after `Ti` among the writers of `k`.
 //! - *wr* `Ti → Tj` on `k`: the read of `Tj` that saw `Ti` sees `Ti`'s version: `Ti` is the last writer
 //!   of `k` to commit before the read's *view*.
@@ -115,11 +117,14 @@ pub(super) fn forcing(txns: &[Txn], edges: &[Edge]) -> Forcing {
     for levels in [&Level::ALL[..], &[Level::SnapshotIsolation], &[Level::ReadCommitted]] {
         let found = search(levels);
         if let [level] = levels {
-            alone.insert(*level, match found {
-                Found::Order(_) => Some(true),
-                Found::None => Some(false),
-                Found::GaveUp => None,
-            });
+            alone.insert(
+                *level,
+                match found {
+                    Found::Order(_) => Some(true),
+                    Found::None => Some(false),
+                    Found::GaveUp => None,
+                },
+            );
         }
         if let Found::Order(order) = found {
             chosen = Some((order, levels.to_vec()));
@@ -192,7 +197,10 @@ fn requirement(txns: &[Txn], edge: &Edge, level: Level) -> String {
         Level::SnapshotIsolation => format!("T{reader}'s snapshot"),
     };
     let overlap = match level {
-        Level::ReadCommitted => "overlapping writers of a key would make the second wait for the first's lock",
+        Level::ReadCommitted => {
+            "the replay proves a key's version order only when each writer reads the version it overwrites, which \
+             overlapping writers do not"
+        }
         Level::SnapshotIsolation => "first-committer-wins refuses overlapping writers of a key",
     };
     let need = match edge.kind {
@@ -202,10 +210,9 @@ fn requirement(txns: &[Txn], edge: &Edge, level: Level) -> String {
         Kind::Wr => {
             format!("{} must come after T{a} commits and before any other writer of key {k} commits", view(b))
         }
-        Kind::Rw => format!(
-            "{} must come before T{b} commits, with no other writer of key {k} committing before T{b}",
-            view(a)
-        ),
+        Kind::Rw => {
+            format!("{} must come before T{b} commits, with no other writer of key {k} committing before T{b}", view(a))
+        }
         _ => format!("T{a} must commit before T{b} begins"),
     };
     format!("{need}, and the cycle's other edges rule that out")
@@ -479,10 +486,9 @@ impl<'a> Walk<'a> {
     fn told(&self, violation: Violation) -> String {
         match violation {
             Violation::Edge(e) => format!("{} would not happen", edge_name(self.txns, &self.all_edges[e])),
-            Violation::Overlap { a, b, key } => format!(
-                "T{} and T{} would overlap, and both write key {key}",
-                self.txns[a].index, self.txns[b].index
-            ),
+            Violation::Overlap { a, b, key } => {
+                format!("T{} and T{} would overlap, and both write key {key}", self.txns[a].index, self.txns[b].index)
+            }
         }
     }
 }

@@ -57,16 +57,18 @@ fn write_skew_overlaps_both_transactions_and_commits_after_both_read() {
     );
     assert_eq!(scenario.rows, vec![(1, 0), (2, 0)]);
     let (a, b) = if first.index == 2 { ((x, 1, y), (y, 2, x)) } else { ((y, 2, x), (x, 1, y)) };
-    // Each session begins with its first statement, writes, then reads the other's key; neither commits
-    // before both have read.
+    // Each session begins with its first statement, reads the key it appends to (as an append reads the
+    // list it extends), writes it, then reads the other's key; neither commits before both have read.
     assert_eq!(
         script(&scenario),
         [
             "1:begin".to_string(),
-            format!("1:w{}={}", a.0, a.1),
+            format!("1:r{}", a.0),
             "2:begin".to_string(),
-            format!("2:w{}={}", b.0, b.1),
+            format!("2:r{}", b.0),
+            format!("1:w{}={}", a.0, a.1),
             format!("1:r{}", a.2),
+            format!("2:w{}={}", b.0, b.1),
             format!("2:r{}", b.2),
             "1:commit".to_string(),
             "2:commit".to_string(),
@@ -100,7 +102,9 @@ fn read_skew_commits_the_writer_between_the_two_reads() {
         (reader, "begin"),
         (reader, "r1"),
         (writer, "begin"),
+        (writer, "r1"),
         (writer, "w1=5"),
+        (writer, "r2"),
         (writer, "w2=6"),
         (writer, "commit"),
         (reader, "r2"),
@@ -153,8 +157,12 @@ fn a_write_cycle_interleaves_the_first_writes_and_orders_the_second_after_a_comm
         [
             "1:begin".to_string(),
             "2:begin".to_string(),
+            format!("{s1}:r1"),
+            format!("{s2}:r1"),
             format!("{s1}:w1=1"),
+            format!("{s1}:r2"),
             format!("{s2}:w1=2"),
+            format!("{s2}:r2"),
             format!("{s2}:w2=2"),
             format!("{s2}:commit"),
             format!("{s1}:w2=1"),
@@ -229,7 +237,10 @@ fn an_order_edge_makes_the_probe_realtime_and_is_kept_by_the_schedule() {
     // session 1 cannot wait for that commit: it reads session 3's write of key 2 uncommitted.
     assert_eq!(
         script(&scenario),
-        ["1:begin", "3:begin", "3:w1=5", "3:w2=6", "1:r2", "1:commit", "2:begin", "2:r1", "2:commit", "3:commit"]
+        [
+            "1:begin", "3:begin", "3:r1", "3:w1=5", "3:r2", "3:w2=6", "1:r2", "1:commit", "2:begin", "2:r1",
+            "2:commit", "3:commit"
+        ]
     );
 }
 
