@@ -78,6 +78,11 @@ pub struct CheckArgs {
     #[arg(long, value_enum)]
     pub workload: Option<WorkloadName>,
 
+    /// Refuse a history that leaves out what DESIGN.md's format asks for (completions with no invoke,
+    /// several invokes in flight on one process), instead of reading it as Elle does with a warning.
+    #[arg(long)]
+    pub strict: bool,
+
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
@@ -270,8 +275,9 @@ pub struct ScenarioFlags {
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..))]
     pub doctors: u32,
 
-    /// bank and write-skew: how long each transaction sleeps between its reads and its writes (e.g.
-    /// 1ms), so that transactions overlap; also measures whether they really ran at once.
+    /// bank and write-skew: how long each transaction sleeps between its reads and its writes, so that
+    /// transactions overlap even on a system whose transactions take microseconds; also measures whether
+    /// they really ran at once. Default 1ms for those workloads; 0ms turns it off.
     #[arg(long, value_parser = humantime::parse_duration)]
     pub hold: Option<Duration>,
 

@@ -115,10 +115,16 @@ fn bad_edn_exits_2_with_the_line() {
 }
 
 #[test]
-fn a_stray_completion_exits_2_naming_what_was_expected() {
-    let (code, err) = bad("s.jsonl", "{\"type\":\"ok\",\"process\":3,\"value\":[]}\n");
-    assert_eq!(code, 2);
-    assert!(err.contains("s.jsonl:1:1: an ok completion by process 3 with no invoke in flight"), "{err}");
+fn a_stray_completion_exits_2_under_strict_naming_what_was_expected() {
+    let (_dir, path) = temp_file("s.jsonl", "{\"type\":\"ok\",\"process\":3,\"value\":[]}\n");
+    let out = isocheck(&["check", "--strict", path.to_str().unwrap()], None);
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("s.jsonl:1:1: an ok completion by process 3 with no invoke in flight"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -148,4 +154,25 @@ fn bad_usage_exits_2_and_help_exits_0() {
     for flag in ["--model", "--anomaly", "--format", "--out", "--workload"] {
         assert!(help.stdout.contains(flag), "--help documents {flag}");
     }
+}
+
+#[test]
+fn a_completion_only_history_is_read_with_one_warning_and_refused_with_strict() {
+    let path = repo("testdata/elle/readme-example.edn");
+    let file = path.to_str().unwrap();
+    let out = isocheck(&["check", file, "--model", "serializable"], None);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.contains("Anomalies: G1c (1)"), "{}", out.stdout);
+    let warnings: Vec<&str> = out.stderr.lines().filter(|l| l.contains("read leniently")).collect();
+    assert_eq!(warnings.len(), 1, "{}", out.stderr);
+    assert!(warnings[0].contains(&format!("{file}:1:1: read leniently (3 ops, the first here)")), "{}", warnings[0]);
+    let out = isocheck(&["check", file, "--strict"], None);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains(&format!(
+            "{file}:1:1: an ok completion by process 0 with no invoke in flight: expected an invoke by process 0 before it"
+        )),
+        "{}",
+        out.stderr
+    );
 }

@@ -20,7 +20,7 @@ use crate::kind::Kind;
 use crate::list_append::{self, ListAppendExplainer};
 use crate::options::{Options, Workload};
 use crate::orders;
-use crate::result::{Anomaly, Case, CheckResult, Checked, Cycle, Stats, Step, Validity};
+use crate::result::{Anomaly, Case, CheckResult, Checked, Cycle, MissingRealtime, Stats, Step, Validity};
 use crate::rw_register::{self, RwRegisterExplainer};
 use crate::txn::Txns;
 use crate::workload;
@@ -140,6 +140,16 @@ fn conclude(
         models: options.models().to_vec(),
         anomalies: options.anomalies().to_vec(),
         assumptions,
+        missing_realtime: history
+            .leniencies()
+            .iter()
+            .map(|l| MissingRealtime {
+                name: l.kind.name().to_string(),
+                first_line: l.first.line,
+                ops: l.ops,
+                missing: l.kind.missing().to_string(),
+            })
+            .collect(),
     };
     verdict(found, options, stats, checked)
 }

@@ -73,4 +73,6 @@ pub use check::check;
 pub use error::CheckError;
 pub use kind::{Kind, Kinds};
 pub use options::{Inference, Options, Workload};
-pub use result::{Anomaly, Case, CheckResult, Checked, Cycle, Flag, Invariant, Stats, Step, TxnView, Validity};
+pub use result::{
+    Anomaly, Case, CheckResult, Checked, Cycle, Flag, Invariant, MissingRealtime, Stats, Step, TxnView, Validity,
+};

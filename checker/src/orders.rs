@@ -21,7 +21,9 @@ pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
             events.push((c, false, id));
         }
     }
-    events.sort_unstable_by_key(|e| e.0);
+    // At one position, invocations first: a transaction whose invocation is unknown stands at 0, before
+    // any completion, even one at position 0.
+    events.sort_unstable_by_key(|e| (e.0, !e.1));
     let mut edges = EdgeList::new();
     // Committed transactions no later commit has superseded.
     let mut frontier: Vec<TxnId> = Vec::new();

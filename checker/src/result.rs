@@ -68,6 +68,22 @@ pub struct Checked {
     /// The register-inference assumptions made (`wfr-keys`, `sequential-keys`, `linearizable-keys`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<String>,
+    /// The real-time information the history did not give (see `histories::Leniency`), if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing_realtime: Vec<MissingRealtime>,
+}
+
+/// Real-time information a history did not give, and how the check did without it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct MissingRealtime {
+    /// `completion-without-invoke` or `invokes-in-flight`.
+    pub name: String,
+    /// The line where it first applied.
+    pub first_line: u32,
+    /// How many operations it applied to.
+    pub ops: usize,
+    /// What is missing, and what the check did instead.
+    pub missing: String,
 }
 
 /// A finding that is not an isolation anomaly, with the figures behind it.
@@ -99,6 +115,12 @@ pub struct Invariant {
     /// Those transactions as recorded.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<TxnView>,
+    /// The anomalies through which a system can break it (Elle's names): a level that permits any of
+    /// them does not promise the invariant.
+    pub broken_by: Vec<String>,
+    /// Whether the models checked promise it (prohibit every anomaly in `broken_by`): only a broken
+    /// invariant they promise makes the verdict invalid.
+    pub promised: bool,
 }
 
 /// Counts that say how much the checker could see.

@@ -74,8 +74,11 @@ struct Span<'h> {
     writes: BTreeSet<&'h Key>,
 }
 
-/// Counts the contended pairs of a history. Transactions overlap when each was invoked before the other
-/// completed; without times the history's order stands in for them.
+/// Counts the contended pairs of a history. Transactions overlap when each was invoked before the other's
+/// completion was recorded; without times the history's order stands in for them. Recorded times can only
+/// widen a transaction's span (a client records its invocation before it begins and its completion after
+/// the commit returns), so a pair counted here may not really have run at once: this is a flag that asks
+/// for a look, never an anomaly, and its message says "by their recorded times".
 pub fn contention(history: &History) -> Contention {
     let txns = Txns::new(history);
     let ops = history.ops();
@@ -162,8 +165,8 @@ pub fn zero_abort_under_contention(history: &History, model: &str) -> Option<Fla
     examples.truncate(EXAMPLES);
     let example_text: Vec<String> = examples.iter().map(|(a, b, k)| format!("T{a} and T{b} on key {k}")).collect();
     let message = format!(
-        "{pairs} pairs of committed transactions overlapped in time and conflicted on a key ({kinds}), yet none of \
-         the {} transactions aborted (for example {}). Under {model}, transactions that really run at once and \
+        "{pairs} pairs of committed transactions overlapped in time (by their recorded times) and conflicted on a \
+         key ({kinds}), yet none of the {} transactions aborted (for example {}). Under {model}, transactions that really run at once and \
          conflict like this cannot all commit: one must abort or wait for the other. Either they never really ran \
          at once (a lock serializes them: no real concurrency), or conflict detection never fires. Next: run \
          `isocheck overlap` against the same system to see whether transactions overlap at all, and `isocheck run \

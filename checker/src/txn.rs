@@ -12,6 +12,8 @@ use crate::graph::TxnId;
 #[derive(Debug, Clone, Copy)]
 struct Record {
     invoke_at: u32,
+    /// The earliest position the transaction may have been invoked at (0 when that is unknown).
+    invoked_after: u32,
     completion_at: u32,
     outcome: OpType,
 }
@@ -42,6 +44,7 @@ impl<'h> Txns<'h> {
             .filter(|t| with_init || t.invoke.f != histories::Function::Init)
             .map(|t| Record {
                 invoke_at: t.invoke_at as u32,
+                invoked_after: t.invoked_after.map_or(0, |p| p as u32),
                 completion_at: t.completion_at.map_or(u32::MAX, |c| c as u32),
                 outcome: t.outcome(),
             })
@@ -91,9 +94,12 @@ impl<'h> Txns<'h> {
         (at != u32::MAX).then(|| &self.history.ops()[at as usize])
     }
 
-    /// The position of the invocation in the history.
+    /// The position of the invocation in the history, as far as real time goes: the earliest position the
+    /// transaction may have been invoked at. For a transaction whose invoke the history does not give
+    /// (a completion-only history), that is 0: it may have been invoked before anything completed. Real-time
+    /// order built on it is what the history proves.
     pub fn invoke_position(&self, id: TxnId) -> usize {
-        self.records[id as usize].invoke_at as usize
+        self.records[id as usize].invoked_after as usize
     }
 
     /// The position of the completion in the history, if any.

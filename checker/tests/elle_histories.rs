@@ -53,3 +53,16 @@ fn si_without_g_single_is_snapshot_isolation_but_not_repeatable_read() {
     let si = check(&history, &Options::new(&["snapshot-isolation".into()], &[]).unwrap()).unwrap();
     assert_eq!(si.valid, Validity::Valid);
 }
+
+#[test]
+fn the_readme_example_has_only_completions_and_is_the_g1c_elle_reports() {
+    let history = histories::read_file(&elle("readme-example.edn")).unwrap();
+    let result = check(&history, &Options::new(&["serializable".into()], &[]).unwrap()).unwrap();
+    assert_eq!(result.anomaly_types, vec!["G1c"]);
+    assert_eq!(result.not, vec!["read-committed"]);
+    let Anomaly::Cycle(cycle) = &result.anomalies["G1c"][0] else { panic!("a cycle") };
+    assert_eq!(cycle.cycle, vec![0, 1]);
+    let missing: Vec<(&str, u32, usize)> =
+        result.checked.missing_realtime.iter().map(|m| (m.name.as_str(), m.first_line, m.ops)).collect();
+    assert_eq!(missing, vec![("completion-without-invoke", 1, 3)]);
+}

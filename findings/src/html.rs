@@ -199,10 +199,14 @@ pub fn invariants_section(report: &Report<'_>) -> String {
             .invariants
             .iter()
             .map(|i| {
-                let word = if i.holds { "holds" } else { "broken" };
+                let (word, class) = match (i.holds, &i.permitted) {
+                    (true, _) => ("holds", "holds"),
+                    (false, None) => ("broken", "broken"),
+                    (false, Some(_)) => ("broken, permitted", "unknown"),
+                };
                 vec![
                     Cell::Code(i.name.clone()),
-                    Cell::Html(badge(word, word)),
+                    Cell::Html(badge(class, word)),
                     Cell::Text(i.message.clone()),
                     figures_cell(&i.figures),
                 ]

@@ -60,7 +60,7 @@ pub fn report_junit(report: &Report<'_>, options: JunitOptions) -> String {
         let mut suite = TestSuite::new(format!("{prefix}: invariants"));
         for invariant in &report.invariants {
             let text = format!("{}\n{}", invariant.message, figures(&invariant.figures));
-            let status = if invariant.holds {
+            let status = if !invariant.fails() {
                 TestCaseStatus::success()
             } else {
                 let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -69,7 +69,7 @@ pub fn report_junit(report: &Report<'_>, options: JunitOptions) -> String {
             };
             let mut case = TestCase::new(invariant.name.as_str(), status);
             case.set_classname("isocheck.invariant");
-            if invariant.holds {
+            if !invariant.fails() {
                 case.set_system_out(text);
             }
             suite.add_test_case(case);

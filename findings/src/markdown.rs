@@ -146,7 +146,11 @@ pub fn report_markdown(report: &Report<'_>) -> String {
             .map(|i| {
                 vec![
                     code(&i.name),
-                    if i.holds { "✅ holds" } else { "❌ broken" }.into(),
+                    match (i.holds, &i.permitted) {
+                        (true, _) => "✅ holds".to_string(),
+                        (false, None) => "❌ broken".to_string(),
+                        (false, Some(by)) => format!("⚠️ broken, permitted ({})", md(&by.join(", "))),
+                    },
                     md(&i.message),
                     figures(&i.figures),
                 ]

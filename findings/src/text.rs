@@ -70,7 +70,16 @@ pub fn text(result: &CheckResult, source: &str) -> String {
         let _ = writeln!(out, "Invariant held: {}: {}", invariant.name, invariant.explanation);
     }
     for invariant in result.invariants.iter().filter(|i| !i.holds) {
-        let _ = writeln!(out, "\nInvariant broken: {}", invariant.name);
+        if invariant.promised {
+            let _ = writeln!(out, "\nInvariant broken: {}", invariant.name);
+        } else {
+            let _ = writeln!(
+                out,
+                "\nInvariant broken, as the models checked permit ({} can break it; the verdict stands): {}",
+                invariant.broken_by.join(", "),
+                invariant.name
+            );
+        }
         for line in invariant.explanation.lines() {
             let _ = writeln!(out, "  {line}");
         }

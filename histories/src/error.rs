@@ -71,6 +71,21 @@ pub enum Problem {
         /// Where the earlier invocation is.
         first_line: u32,
     },
+    /// A completion while several invokes are in flight on its process, none of which it can be paired
+    /// with: their micro-ops differ from its own.
+    #[error(
+        "an {kind} completion by process {process} matches none of the {in_flight} invokes in flight on it (the first at line {first_line}): expected the completion of one of them, with the same micro-ops"
+    )]
+    CompletionMatchesNoInvoke {
+        /// The completion's process, as written.
+        process: String,
+        /// The completion's type.
+        kind: OpType,
+        /// How many invokes were in flight on the process.
+        in_flight: usize,
+        /// Where the earliest of them is.
+        first_line: u32,
+    },
     /// Integer and string keys in one history.
     #[error(
         "key {key} is a {found}, but the key at line {first_line} is a{article} {expected}: a history's keys must be all integers or all strings"

@@ -2,16 +2,22 @@
 //! This module owns that structure and the ways to walk it; reading files is [`crate::read_file`]'s,
 //! the rules it guarantees are [`crate::well_formed`]'s.
 
-use crate::error::Problem;
+use rustc_hash::FxHashMap;
+
+use crate::error::{HistoryError, Problem};
+use crate::leniency::Leniency;
 use crate::op::{Op, OpType};
 use crate::position::Position;
-use crate::well_formed::{self, ParsedOp};
+use crate::well_formed::{self, Pairing, ParsedOp, UNKNOWN};
 
 /// Operations in history order, invocations paired with completions.
 #[derive(Debug, Clone, Default)]
 pub struct History {
     ops: Vec<Op>,
     partner: Vec<u32>,
+    /// Transactions whose invocation is not exactly known; see [`Transaction::invoked_after`].
+    invoked_after: FxHashMap<u32, u32>,
+    leniencies: Vec<Leniency>,
 }
 
 /// One client transaction: its invocation and, unless the history ended first, its completion.
@@ -25,6 +31,10 @@ pub struct Transaction<'a> {
     pub completion_at: Option<usize>,
     /// The completion, if any.
     pub completion: Option<&'a Op>,
+    /// The earliest position in the history the transaction may have been invoked at, as far as real time
+    /// goes: `invoke_at`, unless the history left it in doubt (an earlier position when several invokes
+    /// in flight could be its own; `None` when it has no invoke: the invocation is unknown).
+    pub invoked_after: Option<usize>,
 }
 
 impl Transaction<'_> {
@@ -41,8 +51,23 @@ impl Transaction<'_> {
 }
 
 impl History {
-    pub(crate) fn from_parts(ops: Vec<Op>, partner: Vec<u32>) -> History {
-        History { ops, partner }
+    pub(crate) fn from_parts(ops: Vec<Op>, pairing: Pairing) -> History {
+        let Pairing { partner, invoked_after, leniencies } = pairing;
+        History { ops, partner, invoked_after, leniencies }
+    }
+
+    /// What the reading of the history was lenient about (nothing, for a history as DESIGN.md §2 asks).
+    pub fn leniencies(&self) -> &[Leniency] {
+        &self.leniencies
+    }
+
+    /// Refuses a history that needed any leniency to be read, with the error a strict reading reports
+    /// where the first one applied; `file` names it.
+    pub fn refuse_leniency(&self, file: &str) -> Result<(), HistoryError> {
+        match self.leniencies.iter().min_by_key(|l| (l.first.line, l.first.column)) {
+            None => Ok(()),
+            Some(l) => Err(HistoryError::Malformed { file: file.to_string(), at: l.first, problem: l.problem.clone() }),
+        }
     }
 
     /// Builds a history from operations made in memory (by a runner or a test), checking the same rules
@@ -80,12 +105,29 @@ impl History {
     }
 
     /// Client transactions, in the order they were invoked.
+    ///
+    /// A completion with no invoke (see [`crate::leniency`]) is a transaction of its own, placed where it
+    /// completed: its `invoke` is the completion itself and its `invoked_after` is `None`.
     pub fn transactions(&self) -> impl Iterator<Item = Transaction<'_>> + '_ {
-        self.ops.iter().enumerate().filter(|(_, op)| op.kind == OpType::Invoke && op.is_client()).map(
-            move |(i, invoke)| {
+        self.ops.iter().enumerate().filter(|(_, op)| op.is_client()).filter_map(move |(i, op)| {
+            let invoked_after = match self.invoked_after.get(&(i as u32)) {
+                None => Some(i),
+                Some(&UNKNOWN) => None,
+                Some(&earliest) => Some(earliest as usize),
+            };
+            if op.kind == OpType::Invoke {
                 let completion_at = self.partner(i);
-                Transaction { invoke_at: i, invoke, completion_at, completion: completion_at.map(|c| &self.ops[c]) }
-            },
-        )
+                let completion = completion_at.map(|c| &self.ops[c]);
+                Some(Transaction { invoke_at: i, invoke: op, completion_at, completion, invoked_after })
+            } else {
+                invoked_after.is_none().then_some(Transaction {
+                    invoke_at: i,
+                    invoke: op,
+                    completion_at: Some(i),
+                    completion: Some(op),
+                    invoked_after,
+                })
+            }
+        })
     }
 }

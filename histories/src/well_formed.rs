@@ -1,6 +1,7 @@
 //! The rules a whole history must follow before any check can trust it, and the pairing of each
 //! invocation with its completion. Ops without a process (Elle's paper example has none) are paired with
-//! the completion that follows them and get a process of their own. This module owns those rules; the
+//! the completion that follows them and get a process of their own. Completions with no invoke and
+//! several invokes in flight on one process are read as [`crate::leniency`] describes. This module owns those rules; the
 //! per-operation syntax is the readers', and consistency is the checker's.
 
 use rustc_hash::FxHashMap;
@@ -9,6 +10,7 @@ use crate::error::Problem;
 use crate::history::History;
 use crate::json::Located;
 use crate::key::Key;
+use crate::leniency::{Leniency, LeniencyKind};
 use crate::mop::Mop;
 use crate::op::{Op, OpType, Process};
 use crate::position::Position;
@@ -35,10 +37,10 @@ pub(crate) fn settle(parsed: Vec<ParsedOp>) -> Result<History, Located> {
         ops.push(op);
     }
     check_unique_indices(&ops)?;
-    let partner = pair(&mut ops, &given)?;
+    let pairing = pair(&mut ops, &given)?;
     check_key_types(&ops)?;
-    check_unique_writes(&ops)?;
-    Ok(History::from_parts(ops, partner))
+    check_unique_writes(&ops, &pairing)?;
+    Ok(History::from_parts(ops, pairing))
 }
 
 fn check_unique_indices(ops: &[Op]) -> Result<(), Located> {
@@ -54,9 +56,25 @@ fn check_unique_indices(ops: &[Op]) -> Result<(), Located> {
     Ok(())
 }
 
-/// Pairs each client invocation with its process's next completion; returns, for each position, the
-/// position of its partner (`u32::MAX` for none).
-fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Vec<u32>, Located> {
+/// How each client invocation was paired with its completion.
+pub(crate) struct Pairing {
+    /// For each position, the position of its partner (`u32::MAX` for none).
+    pub partner: Vec<u32>,
+    /// For a transaction (by the position of its invoke, or of its completion when it has none) whose
+    /// invocation is not exactly known: the earliest position it may have been invoked at, or
+    /// `u32::MAX` when that is unknown.
+    pub invoked_after: FxHashMap<u32, u32>,
+    /// The leniencies applied, in order of kind.
+    pub leniencies: Vec<Leniency>,
+}
+
+/// No known invocation.
+pub(crate) const UNKNOWN: u32 = u32::MAX;
+
+/// Pairs each client invocation with a completion of its process: the only one in flight, or, when
+/// several are, the one with the same micro-ops (the earliest, if several have). A completion with no
+/// invocation in flight stands alone, its invocation unknown. Both are recorded as leniencies.
+fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Pairing, Located> {
     let mut fresh = given
         .iter()
         .filter_map(|p| match p {
@@ -65,9 +83,18 @@ fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Vec<u32>, Located> 
         })
         .max()
         .unwrap_or(0);
-    let mut partner = vec![u32::MAX; ops.len()];
-    let mut in_flight: FxHashMap<u64, usize> = FxHashMap::default();
+    let mut pairing =
+        Pairing { partner: vec![u32::MAX; ops.len()], invoked_after: FxHashMap::default(), leniencies: Vec::new() };
+    let mut in_flight: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
     let mut unnamed_in_flight: Option<usize> = None;
+    let mut lenient: [Option<Leniency>; 2] = [None, None];
+    let mut note = |kind: LeniencyKind, at: Position, problem: &dyn Fn() -> Problem| {
+        let slot = &mut lenient[kind as usize];
+        match slot {
+            Some(l) => l.ops += 1,
+            None => *slot = Some(Leniency { kind, first: at, problem: problem(), ops: 1 }),
+        }
+    };
     for i in 0..ops.len() {
         let invoke = ops[i].kind == OpType::Invoke;
         let process = match given[i] {
@@ -95,34 +122,84 @@ fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Vec<u32>, Located> 
                     Process::Nemesis => unreachable!("unnamed invocations are given client processes"),
                 },
                 None => {
-                    return Err((
-                        ops[i].at,
-                        Problem::CompletionWithoutInvoke { process: "(none given)".into(), kind: ops[i].kind },
-                    ));
+                    fresh += 1;
+                    fresh - 1
                 }
             },
         };
         ops[i].process = Process::Client(process);
+        let flying = in_flight.entry(process).or_default();
         if invoke {
-            if let Some(&first) = in_flight.get(&process) {
-                return Err((
-                    ops[i].at,
-                    Problem::TwoInvokesInFlight { process: process.to_string(), first_line: ops[first].at.line },
-                ));
+            if let Some(&first) = flying.first() {
+                let line = ops[first].at.line;
+                note(LeniencyKind::InvokesInFlight, ops[i].at, &|| Problem::TwoInvokesInFlight {
+                    process: process.to_string(),
+                    first_line: line,
+                });
             }
-            in_flight.insert(process, i);
-        } else {
-            let Some(first) = in_flight.remove(&process) else {
-                return Err((
-                    ops[i].at,
-                    Problem::CompletionWithoutInvoke { process: process.to_string(), kind: ops[i].kind },
-                ));
-            };
-            partner[first] = i as u32;
-            partner[i] = first as u32;
+            flying.push(i);
+            continue;
         }
+        let first = match flying[..] {
+            [] => {
+                let kind = ops[i].kind;
+                note(LeniencyKind::CompletionWithoutInvoke, ops[i].at, &|| Problem::CompletionWithoutInvoke {
+                    process: process.to_string(),
+                    kind,
+                });
+                pairing.invoked_after.insert(i as u32, UNKNOWN);
+                continue;
+            }
+            [only] => {
+                flying.clear();
+                only
+            }
+            _ => {
+                let matching: Vec<usize> = (0..flying.len()).filter(|&f| same_call(&ops[flying[f]], &ops[i])).collect();
+                let Some(&chosen) = matching.first() else {
+                    return Err((
+                        ops[i].at,
+                        Problem::CompletionMatchesNoInvoke {
+                            process: process.to_string(),
+                            kind: ops[i].kind,
+                            in_flight: flying.len(),
+                            first_line: ops[flying[0]].at.line,
+                        },
+                    ));
+                };
+                if matching.len() > 1 {
+                    // Any of them may be this completion's: each is taken as invoked at the earliest.
+                    let earliest = flying[chosen] as u32;
+                    for &m in &matching {
+                        let bound = pairing.invoked_after.entry(flying[m] as u32).or_insert(earliest);
+                        *bound = (*bound).min(earliest);
+                    }
+                }
+                flying.remove(chosen)
+            }
+        };
+        pairing.partner[first] = i as u32;
+        pairing.partner[i] = first as u32;
     }
-    Ok(partner)
+    pairing.leniencies = lenient.into_iter().flatten().collect();
+    Ok(pairing)
+}
+
+/// Whether a completion may be the completion of an invocation: the same function and the same
+/// micro-ops, reads aside (an invocation does not know what they will return). A completion without
+/// micro-ops (a `fail` or `info` may omit them) may complete any invocation of its function.
+fn same_call(invoke: &Op, completion: &Op) -> bool {
+    if invoke.f != completion.f {
+        return false;
+    }
+    let (a, b) = (invoke.mops(), completion.mops());
+    b.is_empty()
+        || (a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                (Mop::Read { key: k1, .. }, Mop::Read { key: k2, .. }) => k1 == k2,
+                (Mop::PredicateRead { predicate: p1, .. }, Mop::PredicateRead { predicate: p2, .. }) => p1 == p2,
+                _ => x == y,
+            }))
 }
 
 fn check_key_types(ops: &[Op]) -> Result<(), Located> {
@@ -152,10 +229,14 @@ fn check_key_types(ops: &[Op]) -> Result<(), Located> {
 
 /// Appended values, and written register values, must each be unique per key: Elle infers version
 /// orders from values, so a repeated value makes two versions indistinguishable.
-fn check_unique_writes(ops: &[Op]) -> Result<(), Located> {
+fn check_unique_writes(ops: &[Op], pairing: &Pairing) -> Result<(), Located> {
     let mut appended: FxHashMap<(&Key, i64), Position> = FxHashMap::default();
     let mut written: FxHashMap<(&Key, i64), Position> = FxHashMap::default();
-    for op in ops.iter().filter(|op| op.is_client() && op.kind == OpType::Invoke) {
+    // Each transaction once: by its invoke, or by its completion when it has none.
+    let transaction = |(i, op): &(usize, &Op)| {
+        op.is_client() && (op.kind == OpType::Invoke || pairing.invoked_after.get(&(*i as u32)) == Some(&UNKNOWN))
+    };
+    for (_, op) in ops.iter().enumerate().filter(transaction) {
         for mop in op.mops() {
             let (seen, verb, key, value) = match mop {
                 Mop::Append { key, value } => (&mut appended, "appended", key, *value),

@@ -21,6 +21,19 @@ fn error(text: &str, format: Format) -> (Position, Problem, String) {
     }
 }
 
+/// The error a strict reading (`--strict`) gives a history that needs a leniency to be read.
+fn strict_error(text: &str, format: Format) -> (Position, Problem, String) {
+    let history = parse(text, format, "h.txt").expect("a lenient reading succeeds");
+    match history.refuse_leniency("h.txt") {
+        Ok(()) => panic!("expected a strict reading to refuse {text}"),
+        Err(e) => {
+            let message = e.to_string();
+            let (at, problem) = e.malformed().expect("a malformed-history error");
+            (at, problem.clone(), message)
+        }
+    }
+}
+
 #[test]
 fn json_lines_pair_invocations_with_completions_and_assign_indices() {
     let text = r#"{"type":"invoke","process":0,"value":[["append",1,1],["r",2,null]]}
@@ -156,18 +169,18 @@ fn non_integer_values_are_refused() {
 }
 
 #[test]
-fn a_completion_without_an_invoke_is_refused() {
+fn a_completion_without_an_invoke_is_refused_by_a_strict_reading() {
     let text = "{\"type\":\"invoke\",\"process\":0,\"value\":[]}\n{\"type\":\"ok\",\"process\":0,\"value\":[]}\n{\"type\":\"ok\",\"process\":0,\"value\":[]}";
-    let (at, problem, message) = error(text, Format::JsonLines);
+    let (at, problem, message) = strict_error(text, Format::JsonLines);
     assert_eq!(at, Position::new(3, 1));
     assert_eq!(problem, Problem::CompletionWithoutInvoke { process: "0".into(), kind: OpType::Ok });
     assert!(message.contains("expected an invoke by process 0 before it"), "{message}");
 }
 
 #[test]
-fn two_invokes_in_flight_on_one_process_are_refused() {
+fn two_invokes_in_flight_on_one_process_are_refused_by_a_strict_reading() {
     let text = "{\"type\":\"invoke\",\"process\":7,\"value\":[]}\n{\"type\":\"invoke\",\"process\":7,\"value\":[]}";
-    let (at, problem, _) = error(text, Format::JsonLines);
+    let (at, problem, _) = strict_error(text, Format::JsonLines);
     assert_eq!(at.line, 2);
     assert_eq!(problem, Problem::TwoInvokesInFlight { process: "7".into(), first_line: 1 });
 }
@@ -178,8 +191,61 @@ fn ops_without_processes_must_alternate() {
     let (at, problem, _) = error(text, Format::Edn);
     assert_eq!(at.line, 2);
     assert!(matches!(problem, Problem::TwoInvokesInFlight { first_line: 1, .. }));
-    let (_, problem, _) = error("{:type :ok :value []}", Format::Edn);
+    let (_, problem, _) = strict_error("{:type :ok :value []}", Format::Edn);
     assert!(matches!(problem, Problem::CompletionWithoutInvoke { .. }));
+}
+
+#[test]
+fn completion_only_histories_are_transactions_whose_invocation_is_unknown() {
+    let text = "{:type :ok, :process 0, :value [[:append :x 1]]}\n{:type :invoke, :process 1, :value [[:r :x nil]]}\n\
+                {:type :ok, :process 1, :value [[:r :x [1]]]}\n{:type :ok, :process 0, :value [[:append :x 2]]}";
+    let history = parse(text, Format::Edn, "h.edn").expect("read leniently");
+    let txns: Vec<_> = history.transactions().map(|t| (t.invoke_at, t.completion_at, t.invoked_after)).collect();
+    assert_eq!(txns, vec![(0, Some(0), None), (1, Some(2), Some(1)), (3, Some(3), None)]);
+    let lenient: Vec<_> = history.leniencies().iter().map(|l| (l.kind, l.first.line, l.ops)).collect();
+    assert_eq!(lenient, vec![(histories::LeniencyKind::CompletionWithoutInvoke, 1, 2)]);
+}
+
+#[test]
+fn a_well_formed_history_needs_no_leniency() {
+    let text = "{\"type\":\"invoke\",\"process\":0,\"value\":[]}\n{\"type\":\"ok\",\"process\":0,\"value\":[]}";
+    let history = parse(text, Format::JsonLines, "h.jsonl").expect("well formed");
+    assert!(history.leniencies().is_empty());
+    assert!(history.refuse_leniency("h.jsonl").is_ok());
+}
+
+#[test]
+fn invokes_in_flight_on_one_process_pair_with_the_completions_of_the_same_micro_ops() {
+    let text = "{:type :invoke, :process 0, :value [[:append :x 1]]}\n{:type :invoke, :process 0, :value [[:append :x 2]]}\n\
+                {:type :ok, :process 0, :value [[:append :x 2]]}\n{:type :ok, :process 0, :value [[:append :x 1]]}";
+    let history = parse(text, Format::Edn, "h.edn").expect("read leniently");
+    let txns: Vec<_> = history.transactions().map(|t| (t.invoke_at, t.completion_at, t.invoked_after)).collect();
+    // Each pairs with its own completion, and the values leave no doubt about when each was invoked.
+    assert_eq!(txns, vec![(0, Some(3), Some(0)), (1, Some(2), Some(1))]);
+    let lenient: Vec<_> = history.leniencies().iter().map(|l| (l.kind, l.first.line, l.ops)).collect();
+    assert_eq!(lenient, vec![(histories::LeniencyKind::InvokesInFlight, 2, 1)]);
+}
+
+#[test]
+fn invokes_in_flight_that_look_alike_are_taken_as_invoked_at_the_earliest() {
+    let text = "{:type :invoke, :process 0, :value [[:r :x nil]]}\n{:type :invoke, :process 0, :value [[:r :x nil]]}\n\
+                {:type :ok, :process 0, :value [[:r :x [1]]]}\n{:type :ok, :process 0, :value [[:r :x [1 2]]]}";
+    let history = parse(text, Format::Edn, "h.edn").expect("read leniently");
+    let txns: Vec<_> = history.transactions().map(|t| (t.invoke_at, t.completion_at, t.invoked_after)).collect();
+    assert_eq!(txns, vec![(0, Some(2), Some(0)), (1, Some(3), Some(0))]);
+}
+
+#[test]
+fn a_completion_that_matches_no_invoke_in_flight_is_refused() {
+    let text = "{:type :invoke, :process 0, :value [[:append :x 1]]}\n{:type :invoke, :process 0, :value [[:append :x 2]]}\n\
+                {:type :ok, :process 0, :value [[:append :x 3]]}";
+    let (at, problem, message) = error(text, Format::Edn);
+    assert_eq!(at.line, 3);
+    assert_eq!(
+        problem,
+        Problem::CompletionMatchesNoInvoke { process: "0".into(), kind: OpType::Ok, in_flight: 2, first_line: 1 }
+    );
+    assert!(message.contains("matches none of the 2 invokes in flight"), "{message}");
 }
 
 #[test]
@@ -230,4 +296,21 @@ fn a_missing_file_is_an_io_error_naming_it() {
     let err = read_file(Path::new("/nonexistent/h.jsonl")).unwrap_err();
     assert!(matches!(err, HistoryError::Io { .. }));
     assert!(err.to_string().starts_with("/nonexistent/h.jsonl: cannot read"));
+}
+
+#[test]
+fn jepsen_nemesis_ops_and_info_completions_are_read_as_jepsen_writes_them() {
+    let text = r#"{:type :invoke, :f :txn, :value [[:append :x 1]], :process 0, :time 10, :index 0}
+{:type :info, :f :start-partition, :value nil, :process :nemesis, :time 11, :index 1}
+{:type :info, :f :start-partition, :value [:isolated {"n1" #{"n2"}}], :process :nemesis, :time 12, :index 2}
+{:type :ok, :f :txn, :value [[:append :x 1]], :process 0, :time 13, :index 3}
+{:type :invoke, :f :txn, :value [[:r :x nil]], :process 1, :time 14, :index 4}
+{:type :info, :f :txn, :value [[:r :x nil]], :process 1, :time 15, :index 5, :error :timeout}
+{:type :info, :f :stop-partition, :value :network-healed, :process :nemesis, :time 19, :index 9}"#;
+    let history = parse(text, Format::Edn, "h.edn").expect("a Jepsen history");
+    let nemesis = history.ops().iter().filter(|op| op.process == Process::Nemesis).count();
+    assert_eq!(nemesis, 3);
+    let outcomes: Vec<OpType> = history.transactions().map(|t| t.outcome()).collect();
+    assert_eq!(outcomes, vec![OpType::Ok, OpType::Info]);
+    assert!(history.leniencies().is_empty(), "{:?}", history.leniencies());
 }

@@ -15,6 +15,18 @@ use crate::exit;
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     let (history, source) = read_history(&args.file)?;
     log::info!("read {} operations from {source}", history.len());
+    if args.strict {
+        history.refuse_leniency(&source)?;
+    }
+    for leniency in history.leniencies() {
+        log::warn!(
+            "{source}:{}: read leniently ({} op{}, the first here): {}",
+            leniency.first,
+            leniency.ops,
+            if leniency.ops == 1 { "" } else { "s" },
+            leniency.kind.missing()
+        );
+    }
     let options = options(&args.check)?.with_workload(args.workload.map(workload));
     let result = match checker::invariants::Scenario::detect(&history) {
         None => check(&history, &options).map_err(|e| located(e, &source))?,

@@ -152,7 +152,7 @@ fn one_run(
         tally.latencies.push(p);
     }
     tally.anomalies.extend(result.anomaly_types.iter().cloned());
-    tally.anomalies.extend(result.invariants.iter().filter(|i| !i.holds).map(|i| i.name.clone()));
+    tally.anomalies.extend(result.invariants.iter().filter(|i| !i.holds && i.promised).map(|i| i.name.clone()));
     tally.flags.extend(result.flags.iter().map(|f| f.name.clone()));
     Ok((tps, result.valid))
 }

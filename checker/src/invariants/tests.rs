@@ -17,8 +17,8 @@ const INIT_50_50: [&str; 2] = [
     r#"{"type":"ok","process":0,"f":"init","value":{"0":50,"1":50}}"#,
 ];
 
-#[test]
-fn concurrent_withdrawals_that_each_saw_enough_overdraw_and_are_named() {
+/// Two withdrawals that each saw 100 and took 50 from a different account, then a read of the -100 left.
+fn write_skew_overdraft() -> History {
     let mut lines = INIT_50_50.to_vec();
     lines.extend([
         r#"{"type":"invoke","process":0,"f":"withdraw","value":[["r",0,null],["r",1,null]]}"#,
@@ -28,7 +28,12 @@ fn concurrent_withdrawals_that_each_saw_enough_overdraw_and_are_named() {
         r#"{"type":"invoke","process":2,"f":"read","value":[["r",0,null],["r",1,null]]}"#,
         r#"{"type":"ok","process":2,"f":"read","value":[["r",0,-50],["r",1,-50]]}"#,
     ]);
-    let h = history(&lines);
+    history(&lines)
+}
+
+#[test]
+fn concurrent_withdrawals_that_each_saw_enough_overdraw_and_are_named() {
+    let h = write_skew_overdraft();
     assert_eq!(Scenario::detect(&h), Some(Scenario::Withdraw));
     let invariants = check(&h);
     let negative = by_name(&invariants, "total-never-negative");
@@ -175,4 +180,30 @@ fn a_list_append_history_has_no_invariants() {
     ]);
     assert_eq!(Scenario::detect(&h), None);
     assert!(check(&h).is_empty());
+}
+
+/// The write skew above overdraws: serializability promises the bank's invariants, so the verdict is
+/// invalid; snapshot isolation permits write skew, so a correct SI system may overdraw and the verdict
+/// stands, with the invariants still reported broken.
+#[test]
+fn a_broken_invariant_decides_only_under_models_that_promise_it() {
+    let h = write_skew_overdraft();
+    let judged = |model: &str| {
+        let options = crate::Options::new(&[model.to_string()], &[]).unwrap();
+        check_history(&h, &options, "bank (withdraw)", None, true).unwrap().0
+    };
+    let serializable = judged("serializable");
+    assert_eq!(serializable.valid, Validity::Invalid);
+    assert_eq!(serializable.anomaly_types, vec!["G2-item"]);
+    let negative = by_name(&serializable.invariants, "total-never-negative");
+    assert!(!negative.holds && negative.promised);
+    assert_eq!(negative.broken_by, vec!["G2-item"]);
+
+    let si = judged("snapshot-isolation");
+    assert_eq!(si.valid, Validity::Valid, "{:?}", si.anomaly_types);
+    let negative = by_name(&si.invariants, "total-never-negative");
+    assert!(!negative.holds && !negative.promised);
+    // The lost-update invariant is one SI promises, and it held.
+    let total = by_name(&si.invariants, "final-total");
+    assert!(total.holds && total.promised);
 }
