@@ -14,6 +14,9 @@ use std::sync::OnceLock;
 
 use util::{isocheck, pg_url, repo};
 
+/// A replay's claim: its name, the levels its steps force the cycle at, and (level, why) for the others.
+type Claim = (String, Vec<String>, Vec<(String, String)>);
+
 /// How many of the saved read skews a replay forces at read committed.
 const FORCED_READ_SKEWS: usize = 4;
 
@@ -51,7 +54,7 @@ impl Replays {
 
     /// Each replay's claim: the levels its steps force the cycle at, and the reasons it gives for the
     /// others.
-    fn claims(&self) -> Vec<(String, Vec<String>, Vec<(String, String)>)> {
+    fn claims(&self) -> Vec<Claim> {
         self.names
             .iter()
             .map(|name| {
