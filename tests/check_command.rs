@@ -30,6 +30,25 @@ fn the_bundled_example_exits_1_with_its_g2_item_explained() {
 }
 
 #[test]
+fn the_postgresql_15_finding_prints_its_g2_item_as_the_read_only_anomaly() {
+    let path = repo("testdata/postgres-15-serializable/E-s3103.jsonl");
+    let out = isocheck(&["check", path.to_str().unwrap(), "--model", "serializable"], None);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.contains("Anomalies: G2-item (1)\n"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "G2-item #1: T3606, T3620, T3604\n  This is the read-only anomaly (Fekete, O'Neil and O'Neil 2004): T3620 \
+             only read, yet it read T3606's write (T3606 < T3620) and missed T3604's write (T3620 < T3604), while \
+             T3604 missed T3606's write (T3604 < T3606)."
+        ),
+        "{}",
+        out.stdout
+    );
+    let si = isocheck(&["check", path.to_str().unwrap(), "--model", "snapshot-isolation"], None);
+    assert_eq!(si.code, 0, "snapshot isolation permits it: {}", si.stdout);
+}
+
+#[test]
 fn json_output_is_one_object_with_the_designed_fields() {
     let out = isocheck(&["check", repo("examples/write-skew.jsonl").to_str().unwrap(), "--format", "json"], None);
     assert_eq!(out.code, 1);

@@ -8,8 +8,10 @@
 //!
 //! The isolation level is set per transaction (`BEGIN ISOLATION LEVEL ...`). Repeatable read is
 //! snapshot isolation in PostgreSQL (Ports & Grittner 2012), and serializable is SSI over it (Cahill et
-//! al. 2008). Errors are classified by `classify`: serialization failures and deadlocks are aborts; a
-//! connection lost during COMMIT is indeterminate, lost before it an abort (the server rolls back).
+//! al. 2008). Errors are classified by `classify`: an error after which the server has rolled the
+//! transaction back (serialization failures, deadlocks, the server's resource errors such as 53200 when
+//! the predicate-lock table is full, lock and statement timeouts) is an abort; a connection lost during
+//! COMMIT is indeterminate, lost before it an abort (the server rolls back).
 //! The kill switch terminates the session's backend from a separate admin connection.
 
 use std::collections::HashMap;
@@ -340,10 +342,18 @@ fn fault(e: &::postgres::Error, client_closed: bool) -> Fault {
     }
 }
 
-/// SQLSTATEs that end a transaction without effect and say nothing wrong about the run:
-/// serialization failure, deadlock, unique violation (`insert` of a key that exists), lock timeout and
-/// statement timeout (when the URL sets them).
-const ABORTS: [&str; 5] = ["40001", "40P01", "23505", "55P03", "57014"];
+/// SQLSTATEs outside classes 40 and 53 that end a transaction without effect and say nothing wrong
+/// about the run: unique violation (`insert` of a key that exists), lock not available and statement
+/// cancelled (when the URL sets `lock_timeout` or `statement_timeout`).
+const ABORTS: [&str; 3] = ["23505", "55P03", "57014"];
+
+/// Whether the server rolled back the transaction on this SQLSTATE, certainly without effect: class 40
+/// (transaction rollback: serialization failure 40001, deadlock 40P01, ...) except 40003 (statement
+/// completion unknown), class 53 (insufficient resources: 53200 out of memory, which PostgreSQL raises
+/// when its predicate-lock table is full, 53100 disk full, ...), and [`ABORTS`].
+fn rolled_back(code: &str) -> bool {
+    (code.starts_with("40") && code != "40003") || code.starts_with("53") || ABORTS.contains(&code)
+}
 
 /// What an error means for the history. (A COMMIT after a failed statement, which PostgreSQL answers
 /// with ROLLBACK, never reaches here: the session's transaction state answers it, as an abort.)
@@ -351,7 +361,8 @@ const ABORTS: [&str; 5] = ["40001", "40P01", "23505", "55P03", "57014"];
 /// | error                                          | before COMMIT              | in answer to COMMIT           |
 /// |------------------------------------------------|----------------------------|-------------------------------|
 /// | connection lost (closed, I/O, 08xxx, 57P01-03) | Aborted, session lost      | Indeterminate, session lost   |
-/// | 40001, 40P01, 23505, 55P03, 57014              | Aborted                    | Aborted                       |
+/// | 40003 (statement completion unknown)           | Aborted, session lost      | Indeterminate, session lost   |
+/// | other 40xxx, 53xxx, 23505, 55P03, 57014        | Aborted                    | Aborted                       |
 /// | any other SQLSTATE                             | Fatal (bad SQL, no table)  | Aborted (the server rolled back) |
 /// | an error of the client itself                  | Fatal                      | Fatal                         |
 fn classify(fault: Fault, committing: bool, message: String) -> TxnError {
@@ -363,7 +374,14 @@ fn classify(fault: Fault, committing: bool, message: String) -> TxnError {
             message,
             session_lost: true,
         },
-        Fault::Sql(code) if ABORTS.contains(&code.as_str()) => TxnError::aborted(code, message),
+        // The statement's fate is unknown: a COMMIT's may have committed; before COMMIT nothing has.
+        Fault::Sql(code) if code == "40003" => TxnError {
+            failure: if committing { Failure::Indeterminate } else { Failure::Aborted },
+            cause: code,
+            message,
+            session_lost: true,
+        },
+        Fault::Sql(code) if rolled_back(&code) => TxnError::aborted(code, message),
         // An error in answer to COMMIT means the server rolled the transaction back.
         Fault::Sql(code) if committing => TxnError::aborted(code, message),
         Fault::Sql(code) => TxnError::fatal(code, message),
@@ -374,7 +392,11 @@ fn classify(fault: Fault, committing: bool, message: String) -> TxnError {
 /// The server's own message when there is one, else the client's with its causes.
 fn message(e: &::postgres::Error) -> String {
     match e.as_db_error() {
-        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        // The hint, when there is one, names what to change (`max_pred_locks_per_transaction` for 53200).
+        Some(db) => match db.hint() {
+            Some(hint) => format!("{}: {} (hint: {hint})", db.severity(), db.message()),
+            None => format!("{}: {}", db.severity(), db.message()),
+        },
         None => {
             let mut message = e.to_string();
             let mut source = std::error::Error::source(e);
@@ -532,6 +554,14 @@ mod tests {
             (sql("23505"), false, (Failure::Aborted, "23505", false)),
             (sql("55P03"), false, (Failure::Aborted, "55P03", false)),
             (sql("57014"), false, (Failure::Aborted, "57014", false)),
+            (sql("53200"), false, (Failure::Aborted, "53200", false)),
+            (sql("53200"), true, (Failure::Aborted, "53200", false)),
+            (sql("53100"), false, (Failure::Aborted, "53100", false)),
+            (sql("40000"), false, (Failure::Aborted, "40000", false)),
+            (sql("40002"), false, (Failure::Aborted, "40002", false)),
+            (sql("40003"), false, (Failure::Aborted, "40003", true)),
+            (sql("40003"), true, (Failure::Indeterminate, "40003", true)),
+            (sql("54000"), false, (Failure::Fatal, "54000", false)),
             (sql("23514"), true, (Failure::Aborted, "23514", false)),
             (sql("42P01"), false, (Failure::Fatal, "42P01", false)),
             (Fault::Client, false, (Failure::Fatal, "postgres-client", false)),

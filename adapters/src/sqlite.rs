@@ -8,7 +8,9 @@
 //! write) or `IMMEDIATE` (the write lock at `BEGIN`) as configured. `SQLITE_BUSY`,
 //! `SQLITE_BUSY_SNAPSHOT` or `SQLITE_LOCKED` anywhere in a transaction is SQLite's abort: the adapter
 //! rolls the transaction back and reports it as aborted with that cause, never retrying it (a retry
-//! would hide the abort and misreport the system). Tables: `lists (k, v)` with a list as comma-separated
+//! would hide the abort and misreport the system). Running out of disk, memory or I/O (`SQLITE_FULL`,
+//! `SQLITE_NOMEM`, `SQLITE_IOERR`) is an abort too, except in answer to COMMIT, where it is
+//! indeterminate. Tables: `lists (k, v)` with a list as comma-separated
 //! decimal text, appended to in one upsert; `registers (k, v)` with an integer; `records (k, field0, ...)`
 //! with a blob per field, as YCSB's JDBC binding lays out its `usertable`; keys as in [`crate::sql`].
 //!
@@ -286,6 +288,22 @@ fn classify(e: &rusqlite::Error, committing: bool) -> TxnError {
         ErrorCode::ConstraintViolation => TxnError::aborted("SQLITE_CONSTRAINT", message),
         // Only the kill switch interrupts. An interrupted COMMIT may or may not have committed.
         ErrorCode::OperationInterrupted => killed(if committing { Failure::Indeterminate } else { Failure::Aborted }),
+        // Out of disk, memory or I/O: SQLite may roll the transaction back itself, and the adapter rolls
+        // back what is left, so inside the transaction it is an abort. In answer to COMMIT the commit may
+        // have reached the file (an I/O error after the WAL write), so its fate is unknown, and the
+        // connection is given up.
+        ErrorCode::DiskFull | ErrorCode::OutOfMemory | ErrorCode::SystemIoFailure => {
+            let cause = match error.code {
+                ErrorCode::DiskFull => "SQLITE_FULL",
+                ErrorCode::OutOfMemory => "SQLITE_NOMEM",
+                _ => "SQLITE_IOERR",
+            };
+            if committing {
+                TxnError { failure: Failure::Indeterminate, cause: cause.into(), message, session_lost: true }
+            } else {
+                TxnError::aborted(cause, message)
+            }
+        }
         _ => TxnError::fatal("sqlite-error", message),
     }
 }
@@ -458,6 +476,29 @@ mod tests {
         for (code, expected, cause) in cases {
             let error = classify(&failure(code), false);
             assert_eq!((error.failure, error.cause.as_str(), error.session_lost), (expected, cause, false), "{code}");
+        }
+    }
+
+    #[test]
+    fn resource_errors_abort_a_statement_and_leave_a_commit_indeterminate() {
+        let failure = |code: i32| rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None);
+        let cases = [
+            (rusqlite::ffi::SQLITE_FULL, "SQLITE_FULL"),
+            (rusqlite::ffi::SQLITE_NOMEM, "SQLITE_NOMEM"),
+            (rusqlite::ffi::SQLITE_IOERR, "SQLITE_IOERR"),
+            (rusqlite::ffi::SQLITE_IOERR_WRITE, "SQLITE_IOERR"),
+        ];
+        for (code, cause) in cases {
+            let statement = classify(&failure(code), false);
+            assert_eq!(
+                (statement.failure, statement.cause.as_str(), statement.session_lost),
+                (Failure::Aborted, cause, false)
+            );
+            let commit = classify(&failure(code), true);
+            assert_eq!(
+                (commit.failure, commit.cause.as_str(), commit.session_lost),
+                (Failure::Indeterminate, cause, true)
+            );
         }
     }
 

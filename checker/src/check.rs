@@ -13,6 +13,7 @@ use crate::consistency_model::{self as cm, UNKNOWN_ANOMALIES};
 use crate::cycle_class::{CycleClass, all_classes};
 use crate::cycle_exists::{CycleExists, cycle_exists};
 use crate::cycle_search::{FoundCycle, search_component};
+use crate::cycle_shape::shape_of;
 use crate::error::CheckError;
 use crate::explain::{DataExplainer, case, cycle_text, facts, txn_view};
 use crate::graph::{DepGraph, EdgeList, TxnId};
@@ -205,11 +206,13 @@ fn explain_cycle(txns: &Txns<'_>, explainer: &dyn DataExplainer, cycle: &FoundCy
              of dependencies is one in Adya's sense, and it rules out the same models.)",
         );
     }
+    let shape = shape_of(&steps, &ops);
     Cycle {
         cycle: cycle.steps.iter().map(|&(t, _)| txns.index(t)).collect(),
         steps,
         explanation,
         ops,
+        shape,
         facts: serde_json::Map::new(),
     }
 }

@@ -54,6 +54,7 @@ pub mod consistency_model;
 pub mod cycle_class;
 pub mod cycle_exists;
 pub mod cycle_search;
+pub mod cycle_shape;
 mod error;
 mod explain;
 pub mod graph;
@@ -70,6 +71,7 @@ mod txn;
 mod workload;
 
 pub use check::check;
+pub use cycle_shape::Shape;
 pub use error::CheckError;
 pub use kind::{Kind, Kinds};
 pub use options::{Inference, Options, Workload};

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use histories::{Key, Mop, OpType, Rows};
 use serde::{Serialize, Serializer};
 
+use crate::cycle_shape::Shape;
 use crate::kind::Kind;
 
 /// The verdict.
@@ -208,6 +209,9 @@ pub struct Cycle {
     pub explanation: String,
     /// The operations themselves.
     pub ops: Vec<TxnView>,
+    /// The cycle's named shape (the read-only anomaly), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
     /// Facts beyond the cycle (for a cycle-exists anomaly: the model, the subgraph, the component).
     #[serde(flatten)]
     pub facts: serde_json::Map<String, serde_json::Value>,

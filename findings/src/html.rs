@@ -17,6 +17,7 @@ use crate::kind_style::{colour, meaning};
 use crate::page::{Cell, badge, document, facts_table, figure, json_text, para, table, validity_class};
 use crate::report::Report;
 use crate::reproduction;
+use crate::shape_sentence::shape_sentence;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, span_text, timeline_svg};
 use crate::verdicts::{Outcome, verdicts};
@@ -307,6 +308,9 @@ pub fn anomaly_article(name: &str, n: usize, anomaly: &Anomaly) -> String {
             &cycle_svg(name, n, cycle),
             "The dependency cycle: hover an arrow for why it holds",
         ));
+    }
+    if let Some(sentence) = anomaly.as_cycle().and_then(shape_sentence) {
+        out.push_str(&para("shape", &sentence));
     }
     let _ = writeln!(out, "<pre class=\"explanation\">{}</pre>", Xml(anomaly.explanation()));
     match anomaly {

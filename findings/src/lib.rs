@@ -51,6 +51,7 @@ pub mod page;
 mod report;
 pub mod reproduction;
 mod run_summary;
+mod shape_sentence;
 pub mod svg;
 mod text;
 mod timeline;

@@ -15,6 +15,7 @@ use crate::kind_style::colour;
 use crate::page::json_text;
 use crate::report::Report;
 use crate::reproduction;
+use crate::shape_sentence::shape_sentence;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, format_ns, span_text};
 use crate::verdicts::{Outcome, verdicts};
@@ -206,6 +207,9 @@ pub fn anomaly_markdown(name: &str, n: usize, anomaly: &Anomaly) -> String {
     if let Some(cycle) = anomaly.as_cycle() {
         out.push_str(&mermaid_cycle(cycle));
         out.push('\n');
+    }
+    if let Some(sentence) = anomaly.as_cycle().and_then(shape_sentence) {
+        let _ = writeln!(out, "**{}**\n", md(&sentence));
     }
     out.push_str(&markdown_code_block("text", anomaly.explanation()));
     if let Anomaly::Cycle(cycle) = anomaly {

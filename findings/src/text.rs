@@ -8,6 +8,8 @@ use std::fmt::Write;
 
 use checker::{CheckResult, Validity};
 
+use crate::shape_sentence::shape_sentence;
+
 /// How many anomalies of one class the text shows.
 const SHOWN_PER_CLASS: usize = 5;
 
@@ -93,6 +95,9 @@ pub fn text(result: &CheckResult, source: &str) -> String {
                 i + 1,
                 if txns.is_empty() { String::new() } else { format!(": {}", txns.join(", ")) }
             );
+            if let Some(sentence) = anomaly.as_cycle().and_then(shape_sentence) {
+                let _ = writeln!(out, "  {sentence}\n");
+            }
             for line in anomaly.explanation().lines() {
                 if line.is_empty() {
                     out.push('\n');

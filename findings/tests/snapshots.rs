@@ -51,6 +51,34 @@ fn realtime_g1a_g1c() {
 }
 
 #[test]
+fn read_only_anomaly() {
+    // The shape of the PostgreSQL 15 finding (testdata/postgres-15-serializable/E-s3103.jsonl), cut down:
+    // T6 only reads, sees T4's append to 612 and misses T7's to 604, and T7 missed T4's append.
+    let (history, source) = example("read-only-anomaly.jsonl");
+    let result = check(&history, &["serializable"]);
+    assert_eq!(result.anomaly_types, ["G2-item"]);
+    let report = Report::check(&source, &result).with_history(&history);
+    insta::assert_snapshot!("read_only_anomaly.txt", findings::text(&result, &source));
+    insta::assert_snapshot!("read_only_anomaly.json", findings::json(&result));
+    insta::assert_snapshot!("read_only_anomaly.md", findings::report_markdown(&report));
+    let sentence = "This is the read-only anomaly (Fekete, O&#39;Neil and O&#39;Neil 2004): T6 only read";
+    let html = findings::report_html(&report);
+    assert!(html.contains(&format!("<p class=\"shape\">{sentence}")), "{html}");
+}
+
+#[test]
+fn near_miss_a_write_skew_is_not_labelled_read_only() {
+    // The write skew's cycle has two anti-dependencies, but both its transactions wrote.
+    let (history, source) = example("write-skew.jsonl");
+    let result = check(&history, &["serializable"]);
+    let report = Report::check(&source, &result).with_history(&history);
+    assert!(!findings::text(&result, &source).contains("read-only anomaly"));
+    assert!(!findings::report_markdown(&report).contains("read-only anomaly"));
+    assert!(!findings::report_html(&report).contains("read-only anomaly"));
+    assert!(!findings::json(&result).contains("\"shape\""));
+}
+
+#[test]
 fn a_run_report_shows_its_figures_and_aborts_by_cause() {
     let (history, _) = example("write-skew.jsonl");
     let result = check(&history, &["serializable"]);

@@ -173,8 +173,8 @@ pub enum ScenarioError {
     },
 }
 
-/// The scenarios that ship with isocheck: all of Hermitage's.
-const BUNDLED: [(&str, &str); 15] = [
+/// The scenarios that ship with isocheck: all of Hermitage's, and the read-only anomaly.
+const BUNDLED: [(&str, &str); 16] = [
     ("g0.toml", include_str!("../../hermitage/g0.toml")),
     ("g1a.toml", include_str!("../../hermitage/g1a.toml")),
     ("g1b.toml", include_str!("../../hermitage/g1b.toml")),
@@ -190,10 +190,13 @@ const BUNDLED: [(&str, &str); 15] = [
     ("g2-item.toml", include_str!("../../hermitage/g2-item.toml")),
     ("g2.toml", include_str!("../../hermitage/g2.toml")),
     ("g2-two-edges.toml", include_str!("../../hermitage/g2-two-edges.toml")),
+    ("read-only.toml", include_str!("../../hermitage/read-only.toml")),
 ];
 
-/// Hermitage's columns, in its table's order.
-pub const COLUMNS: [&str; 10] = ["G0", "G1a", "G1b", "G1c", "OTV", "PMP", "P4", "G-single", "G2-item", "G2"];
+/// The matrix's columns: Hermitage's, in its table's order, then `read-only`, the read-only anomaly of
+/// Fekete, O'Neil and O'Neil (2004), which Hermitage lacks.
+pub const COLUMNS: [&str; 11] =
+    ["G0", "G1a", "G1b", "G1c", "OTV", "PMP", "P4", "G-single", "G2-item", "G2", "read-only"];
 
 /// The bundled scenarios.
 pub fn bundled() -> Result<Vec<Scenario>, ScenarioError> {
@@ -247,7 +250,7 @@ impl Scenario {
     /// a transaction, a transaction never ended.
     fn validate(&self) -> Result<(), String> {
         if !COLUMNS.contains(&self.column.as_str()) {
-            return Err(format!("column {:?} is not one of Hermitage's: {}", self.column, COLUMNS.join(", ")));
+            return Err(format!("column {:?} is not one of the matrix's: {}", self.column, COLUMNS.join(", ")));
         }
         let mut open = vec![false; self.sessions() + 1];
         for (i, step) in self.steps.iter().enumerate() {
@@ -421,7 +424,7 @@ mod tests {
     #[test]
     fn every_bundled_scenario_parses_and_covers_every_column() {
         let scenarios = bundled().unwrap();
-        assert_eq!(scenarios.len(), 15);
+        assert_eq!(scenarios.len(), 16);
         for column in COLUMNS {
             assert!(scenarios.iter().any(|s| s.column == column), "no scenario for {column}");
         }
@@ -489,7 +492,7 @@ mod tests {
         let e = parse(&format!("{base}involving = \"some\"\nsteps = []"), "x.toml").unwrap_err();
         assert!(e.to_string().contains("involving is a list of sessions or \"any\", not \"some\""), "{e}");
         let bad_column = base.replace("column = \"G0\"", "column = \"G9\"") + "steps = []";
-        assert!(parse(&bad_column, "x.toml").unwrap_err().to_string().contains("not one of Hermitage's"));
+        assert!(parse(&bad_column, "x.toml").unwrap_err().to_string().contains("not one of the matrix's"));
         let e = from_dir(Path::new("/nonexistent/scenarios")).unwrap_err();
         assert!(e.to_string().starts_with("reading /nonexistent/scenarios: "), "{e}");
     }

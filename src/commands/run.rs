@@ -19,7 +19,9 @@ use serde_json::json;
 
 use crate::cli::{self, FailOn, NemesisName, OutputFormat, RunArgs, RunWorkloadName, ScenarioFlags, ShapeFlags};
 use crate::exit;
+
 use isocheck::runner::nemesis::Fault;
+use isocheck::runner::resource_aborts::resource_aborts;
 use isocheck::runner::workload::{
     Bank, BankMode, BankParams, GeneratedWorkload, Workload, WriteSkew, YcsbA, YcsbParams,
 };
@@ -106,6 +108,7 @@ pub fn judge(
     let (mut result, graph_check) =
         super::check::check_with_invariants(&outcome.history, options, workload.name(), unsound, fallback)?;
     result.flags.extend(timing::zero_abort_under_contention(&outcome.history, level.promised_model()));
+    result.flags.extend(resource_aborts(outcome.fail, &outcome.causes, &outcome.messages));
     if let Some(holds) = workload.holds() {
         let timing = holds.timing(clients);
         result.flags.extend(timing::fully_serialized(&timing, "run", serialized_by_design(system)));

@@ -38,7 +38,7 @@ mod tests {
 
     #[test]
     fn every_bundled_probe_is_an_anomaly_the_checker_knows() {
-        assert_eq!(bundled().unwrap().len(), 15);
+        assert_eq!(bundled().unwrap().len(), 16);
     }
 
     #[test]

@@ -113,6 +113,7 @@ impl Client {
                     self.record.ops.push(done);
                 }
                 *self.record.causes.entry(e.cause.clone()).or_default() += 1;
+                self.record.messages.entry(e.cause.clone()).or_insert_with(|| e.message.clone());
                 if kind == OpType::Info {
                     self.record.info += 1;
                     // Jepsen's rule: a process whose operation's fate is unknown is never reused.

@@ -12,6 +12,7 @@ mod client;
 pub mod nemesis;
 pub mod overlap;
 mod recorder;
+pub mod resource_aborts;
 pub mod workload;
 
 use std::collections::BTreeMap;
@@ -71,6 +72,8 @@ pub struct RunOutcome {
     pub info: u64,
     /// Aborts (and indeterminate outcomes) by cause.
     pub causes: BTreeMap<String, u64>,
+    /// The system's message the first time each cause ended a transaction.
+    pub messages: BTreeMap<String, String>,
 }
 
 /// Shared counters and the stop signal.
@@ -166,6 +169,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         records.push(final_transaction(config, &shared, &records)?);
     }
     let mut causes: BTreeMap<String, u64> = BTreeMap::new();
+    let mut messages: BTreeMap<String, String> = BTreeMap::new();
     let (mut ok, mut fail, mut info) = (0, 0, 0);
     for r in &records {
         ok += r.ok;
@@ -174,9 +178,12 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         for (cause, n) in &r.causes {
             *causes.entry(cause.clone()).or_default() += n;
         }
+        for (cause, message) in &r.messages {
+            messages.entry(cause.clone()).or_insert_with(|| message.clone());
+        }
     }
     let history = recorder::merge(records).context("the recorded history is not well formed (a runner bug)")?;
-    Ok(RunOutcome { history, elapsed, ok, fail, info, causes })
+    Ok(RunOutcome { history, elapsed, ok, fail, info, causes, messages })
 }
 
 /// Attempts at the final transaction before giving up on it (each is recorded).

@@ -44,6 +44,9 @@ pub struct Record {
     pub info: u64,
     /// Failures by cause.
     pub causes: BTreeMap<String, u64>,
+    /// The system's message the first time each cause failed a transaction (PostgreSQL's includes its
+    /// hint, which names the setting to raise for a resource error).
+    pub messages: BTreeMap<String, String>,
 }
 
 /// Merges the clients' records into one history, by time; indices follow the merged order.

@@ -163,6 +163,34 @@ fn g2_item_near_miss_one_side_seeing_the_other_is_valid() {
 }
 
 #[test]
+fn g2_item_of_a_reader_that_saw_t_out_but_not_the_pivot_is_the_read_only_anomaly() {
+    // Fekete, O'Neil and O'Neil 2004: T3 appends to x; the pivot T4 misses it and appends to y; T5 only
+    // reads, sees T3's append and misses T4's.
+    let h = concurrent(&["ax1", "rxay1", "rx1ry"]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G2-item"], vec!["repeatable-read"]));
+    let cycle = only_cycle(&r, "G2-item");
+    assert_eq!(steps(cycle), vec![(3, "wr", "x".into(), 5), (5, "rw", "y".into(), 4), (4, "rw", "x".into(), 3)]);
+    assert_eq!(cycle.shape, Some(checker::Shape::ReadOnlyAnomaly { read_only: 5, pivot: 4, t_out: 3 }));
+    // Snapshot isolation permits it.
+    assert_eq!(summary(&check_models(&h, &["snapshot-isolation"])), (Valid, vec![], vec![]));
+}
+
+#[test]
+fn g2_item_near_miss_the_same_cycle_whose_reader_also_appended_has_no_shape() {
+    let h = concurrent(&["ax1", "rxay1", "rx1ryaz1"]);
+    let r = check_models(&h, &["serializable"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G2-item"], vec!["repeatable-read"]));
+    assert_eq!(only_cycle(&r, "G2-item").shape, None);
+}
+
+#[test]
+fn g2_item_near_miss_a_write_skew_has_no_read_only_transaction_and_no_shape() {
+    let r = check_models(&concurrent(&["ax1ry", "ay1rx"]), &["serializable"]);
+    assert_eq!(only_cycle(&r, "G2-item").shape, None);
+}
+
+#[test]
 fn g0_realtime_is_appends_applied_against_real_time() {
     // T1 committed before T3 began, yet x shows T3's append first.
     let h = sequential(&["ax1", "ax2", "rx21"]);

@@ -205,6 +205,7 @@ fn cycle(ops: Vec<TxnView>, steps: Vec<checker::Step>) -> Cycle {
         steps,
         explanation: String::new(),
         ops,
+        shape: None,
         facts: serde_json::Map::new(),
     }
 }
