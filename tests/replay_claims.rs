@@ -110,6 +110,7 @@ fn cycle(spec: &CycleSpec) -> Cycle {
         explanation: String::new(),
         ops,
         facts: Default::default(),
+        shape: None,
     }
 }
 
