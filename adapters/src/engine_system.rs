@@ -317,6 +317,10 @@ impl KillSwitch for EngineKill {
     fn kill(&self) {
         self.0.kill();
     }
+
+    fn waiting(&self) -> Option<bool> {
+        Some(self.0.waiting_for().is_some())
+    }
 }
 
 #[cfg(test)]

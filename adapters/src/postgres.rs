@@ -249,20 +249,33 @@ struct PgKill {
     pid: i32,
 }
 
-impl KillSwitch for PgKill {
-    fn kill(&self) {
+impl PgKill {
+    /// Runs `sql` with the session's pid on the admin connection, replacing a broken one once.
+    fn admin_query(&self, sql: &str) -> Option<Row> {
         let mut client = lock(&self.admin.client);
-        // A broken admin connection is replaced once.
         for _ in 0..2 {
             if client.is_none() {
                 *client = self.admin.config.connect(NoTls).ok();
             }
-            let Some(c) = client.as_mut() else { return };
-            match c.query_one(self.admin.terminate, &[&self.pid]) {
-                Ok(_) => return,
+            let c = client.as_mut()?;
+            match c.query_one(sql, &[&self.pid]) {
+                Ok(row) => return Some(row),
                 Err(_) => *client = None,
             }
         }
+        None
+    }
+}
+
+impl KillSwitch for PgKill {
+    fn kill(&self) {
+        self.admin_query(self.admin.terminate);
+    }
+
+    fn waiting(&self) -> Option<bool> {
+        // The backends holding a lock the session's backend waits for (PostgreSQL 9.6 and later).
+        let row = self.admin_query("SELECT cardinality(pg_blocking_pids($1)) > 0")?;
+        row.try_get(0).ok()
     }
 }
 

@@ -143,11 +143,18 @@ impl Change {
     }
 }
 
-/// Breaks a session's connection from another thread.
+/// Reaches a session from another thread: breaks its connection, or asks whether its statement is
+/// waiting for a lock.
 pub trait KillSwitch: Send + Sync {
     /// Breaks it: the session's current transaction is rolled back (or its commit's fate is unknown), and
     /// its next statement fails with `session_lost`.
     fn kill(&self);
+
+    /// Whether the session's statement is waiting for another transaction's lock right now, if the
+    /// system can tell (`None` if it cannot). A statement that is merely slow is not waiting.
+    fn waiting(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// What a failure means for the history.

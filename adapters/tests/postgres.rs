@@ -137,19 +137,22 @@ fn a_concurrent_update_at_repeatable_read_aborts_with_40001() {
     assert_eq!(registers(&system), rows([(1, 1)]), "b left no trace");
 }
 
-/// Runs `second` on another thread while `first` holds a row lock, commits `first` after `hold`, and
-/// returns what `second` returned and how long it took.
+/// Runs `second` (on the session `waiting` reaches) on another thread while `first` holds a row lock,
+/// commits `first` once the server reports `second` waiting for a lock (however long a busy machine takes
+/// to get it there), and returns what `second` returned.
 fn blocked_behind<T: Send>(
     first: &mut dyn Session,
-    hold: Duration,
+    waiting: &dyn adapters::KillSwitch,
     second: impl FnOnce() -> T + Send,
-) -> (T, Duration) {
+) -> T {
     thread::scope(|scope| {
-        let waiter = scope.spawn(|| {
-            let started = Instant::now();
-            (second(), started.elapsed())
-        });
-        thread::sleep(hold);
+        let waiter = scope.spawn(second);
+        let started = Instant::now();
+        while waiting.waiting() != Some(true) {
+            assert!(!waiter.is_finished(), "the second statement returned without waiting for the lock");
+            assert!(started.elapsed() < Duration::from_secs(30), "the second statement never waited for the lock");
+            thread::sleep(Duration::from_millis(5));
+        }
         first.commit().unwrap();
         waiter.join().unwrap()
     })
@@ -162,10 +165,9 @@ fn concurrent_appends_at_read_committed_both_land_because_the_upsert_is_one_stat
     let mut a = begun(&system, Level::ReadCommitted);
     a.append(&k(1), 1).unwrap();
     let mut b = begun(&system, Level::ReadCommitted);
-    let (appended, waited) =
-        blocked_behind(&mut *a, Duration::from_millis(200), || b.append(&k(1), 2).and_then(|()| b.commit()));
+    let b_waits = b.kill_switch().unwrap();
+    let appended = blocked_behind(&mut *a, &*b_waits, || b.append(&k(1), 2).and_then(|()| b.commit()));
     appended.unwrap();
-    assert!(waited >= Duration::from_millis(100), "b waited for a's row lock only {waited:?}");
     assert_eq!(list(&system, &k(1)), vec![1, 2]);
 }
 
@@ -177,7 +179,8 @@ fn a_concurrent_append_at_repeatable_read_aborts_with_40001() {
     a.append(&k(1), 1).unwrap();
     let mut b = begun(&system, Level::RepeatableRead);
     assert_eq!(b.read_list(&k(1)).unwrap(), Vec::<i64>::new(), "b's snapshot");
-    let (appended, _) = blocked_behind(&mut *a, Duration::from_millis(100), || b.append(&k(1), 2));
+    let b_waits = b.kill_switch().unwrap();
+    let appended = blocked_behind(&mut *a, &*b_waits, || b.append(&k(1), 2));
     assert_aborted(appended, "40001");
     assert_eq!(list(&system, &k(1)), vec![1]);
 }

@@ -86,24 +86,26 @@ fn a_deferred_reader_that_wants_to_write_while_another_writes_gets_sqlite_busy_a
     assert_eq!(b.read(&k(1)).unwrap(), Some(0), "WAL readers are not blocked by the writer");
     let started = Instant::now();
     assert_aborted(b.append(&k(2), 2), "SQLITE_BUSY");
-    assert!(started.elapsed() < Duration::from_secs(2), "waited {:?}", started.elapsed());
+    // Well under the 5 s busy timeout, however busy the machine.
+    assert!(started.elapsed() < Duration::from_secs(4), "waited {:?}", started.elapsed());
     a.commit().unwrap();
     assert_eq!(registers(&system), rows([(1, 1), (2, 0)]));
     assert_eq!(list(&system, &k(2)), Vec::<i64>::new(), "b left no trace");
 }
 
 /// Starts `second` on another thread while `first` holds the write lock, commits `first` after `hold`,
-/// and returns how long `second` took.
-fn queued_behind(first: &mut dyn adapters::Session, hold: Duration, second: impl FnOnce() + Send) -> Duration {
+/// and returns whether `second` finished only after `first` began to commit: a statement that waited for
+/// the lock always does, however busy the machine (SQLite cannot say whether a session is waiting).
+fn queued_behind(first: &mut dyn adapters::Session, hold: Duration, second: impl FnOnce() + Send) -> bool {
     thread::scope(|scope| {
         let waiter = scope.spawn(|| {
-            let started = Instant::now();
             second();
-            started.elapsed()
+            Instant::now()
         });
         thread::sleep(hold);
+        let committing = Instant::now();
         first.commit().unwrap();
-        waiter.join().unwrap()
+        waiter.join().unwrap() >= committing
     })
 }
 
@@ -119,7 +121,7 @@ fn a_deferred_transaction_whose_first_statement_writes_waits_for_the_writer() {
         assert_eq!(b.read(&k(1)).unwrap(), Some(1), "b's snapshot starts after a committed");
         b.commit().unwrap();
     });
-    assert!(waited >= Duration::from_millis(100), "b waited only {waited:?}");
+    assert!(waited, "b finished before a committed");
 }
 
 #[test]
@@ -135,7 +137,7 @@ fn begin_immediate_serializes_writers() {
         b.write(&k(1), 2).unwrap();
         b.commit().unwrap();
     });
-    assert!(waited >= Duration::from_millis(100), "b's BEGIN waited only {waited:?}");
+    assert!(waited, "b's BEGIN finished before a committed");
     assert_eq!(registers(&system), rows([(1, 2)]));
 }
 

@@ -24,9 +24,19 @@ fn overlap(engine: &Engine) -> Duration {
 
 #[test]
 fn transactions_overlap_on_the_correct_engine() {
-    let elapsed = overlap(&Engine::default());
-    assert!(elapsed >= HOLD, "{elapsed:?}");
-    assert!(elapsed < Duration::from_millis(250), "4 x 100 ms transactions took {elapsed:?}: not concurrent");
+    // Four holds at once take at least one hold; one at a time, at least four, which no delay of a busy
+    // machine can shorten. The best of three measurements keeps such a delay from deciding.
+    let engine = Engine::default();
+    let mut best = Duration::MAX;
+    for _ in 0..3 {
+        let elapsed = overlap(&engine);
+        assert!(elapsed >= HOLD, "{elapsed:?}");
+        best = best.min(elapsed);
+        if best < HOLD * 3 {
+            break;
+        }
+    }
+    assert!(best < HOLD * 3, "4 x 100 ms transactions took {best:?} at best: not concurrent");
 }
 
 #[test]

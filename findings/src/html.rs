@@ -382,11 +382,12 @@ fn replay_html(name: &str, n: usize, cycle: &Cycle) -> String {
         .map(|(i, (session, sql))| vec![Cell::Text((i + 1).to_string()), Cell::Text(session), Cell::Code(sql)])
         .collect();
     format!(
-        "<details class=\"replay\"><summary>Replay step by step: <code>cycles/{}.toml</code></summary>\n<p>{}. Table <code>test</code> before: {}. From this directory: <code>{}</code></p>\n{}</details>\n",
+        "<details class=\"replay\"><summary>Replay step by step: <code>cycles/{}.toml</code></summary>\n<p>{}. Table <code>test</code> before: {}. From this directory: <code>{}</code></p>\n<p class=\"claims\">{}</p>\n{}</details>\n",
         Xml(&scenario.name),
         Xml(&scenario.title),
         Xml(&reproduction::rows_text(&scenario)),
         Xml(&reproduction::replay_command(&scenario)),
+        Xml(&reproduction::claims_text(&scenario)),
         table("replay", &["step", "session", "statement"], &rows)
     )
 }

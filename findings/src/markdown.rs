@@ -244,11 +244,12 @@ fn replay_markdown(name: &str, n: usize, cycle: &Cycle) -> String {
         .map(|(i, (session, sql))| vec![(i + 1).to_string(), md(&session), code(&sql)])
         .collect();
     format!(
-        "<details><summary>Replay step by step: cycles/{}.toml</summary>\n\n{}. Table `test` before: {}. From this directory: {}\n\n{}\n</details>\n",
+        "<details><summary>Replay step by step: cycles/{}.toml</summary>\n\n{}. Table `test` before: {}. From this directory: {}\n\n{}\n\n{}\n</details>\n",
         md(&scenario.name),
         md(&scenario.title),
         md(&reproduction::rows_text(&scenario)),
         code(&reproduction::replay_command(&scenario)),
+        md(&reproduction::claims_text(&scenario)),
         table(&["step", "session", "statement"], &rows)
     )
 }

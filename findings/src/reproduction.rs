@@ -16,7 +16,14 @@
 //! come first, then reads, then writes, then commits: transactions overlap as much as the cycle permits.
 //!
 //! Registers stand in for lists: an append of `e` becomes a write of `e`, a list read a register read,
-//! which keeps every dependency of the cycle. String keys are numbered in order of appearance. Cycles
+//! which keeps every dependency of the cycle. A first write of a key the transaction has not read is
+//! preceded by a read of it, as an append reads the list it extends: the replay's history then proves
+//! each key's version order (a version read before a write precedes it), which blind writes would not.
+//!
+//! The steps are chosen by `forcing`: an order under which every edge must happen at read committed and
+//! snapshot isolation if possible, else at one of them; the scenario says at which levels its steps
+//! force the cycle (`forces`) and, for the others, which edge no order can force and why
+//! (`cannot_force`). Only when no order forces the cycle anywhere are the steps the best effort below. String keys are numbered in order of appearance. Cycles
 //! through predicates are not reproduced here (the scenario format can express them, but the rows a
 //! predicate saw come from transactions outside the cycle). This module decides the steps; running
 //! them is the runner's, and whether they reproduce the anomaly is the checker's.
@@ -41,14 +48,16 @@ pub enum Unreproducible {
     #[error("{0}")]
     Edge(String),
     /// No order of the statements makes every edge happen.
-    #[error("no order of the statements makes every edge of the cycle happen{}", if *.realtime {
+    #[error("no order of the statements makes every edge of the cycle happen{}; at read committed, {}", if *.realtime {
         " (a real-time cycle like this one usually needs a stale read, which no schedule can force)"
     } else {
         ""
-    })]
+    }, .why)]
     NoSchedule {
         /// Whether the cycle has a real-time or process edge.
         realtime: bool,
+        /// The edge no order forces at read committed, and why.
+        why: String,
     },
 }
 
@@ -65,13 +74,24 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
             .ok_or_else(|| Unreproducible::Edge(format!("T{index} is not among the cycle's operations")))
     };
     let mut orders = Vec::new();
+    let mut edges = Vec::new();
     for step in &cycle.steps {
         let (from, to) = (position(step.from)?, position(step.to)?);
         let key = step.key.as_ref().map(|k| keys.number(k)).transpose()?;
-        orders.push(EdgeOrders::of(step.kind, from, to, key, &txns)?);
+        let (order, edge) = EdgeOrders::of(step.kind, from, to, key, &txns)?;
+        orders.push(order);
+        edges.push(edge);
     }
-    let schedule =
-        Schedule::new(&txns, &orders).ok_or(Unreproducible::NoSchedule { realtime: has_order_edge(cycle) })?;
+    let forcing = forcing::forcing(&txns, &edges);
+    let schedule = match forcing.schedule {
+        Some(points) => Schedule(points),
+        // Nothing forces the cycle: the steps come as close as the weakest orders allow, and the claim says
+        // which edge they cannot force.
+        None => Schedule::new(&txns, &orders).ok_or_else(|| Unreproducible::NoSchedule {
+            realtime: has_order_edge(cycle),
+            why: forcing.cannot.get(&Level::ReadCommitted).cloned().unwrap_or_default(),
+        })?,
+    };
     let sessions: Vec<String> =
         txns.iter().enumerate().map(|(i, t)| format!("session {} is T{}", i + 1, t.index)).collect();
     let mut title = format!("{name} #{number} replayed step by step: {}", sessions.join(", "));
@@ -87,6 +107,8 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
         // The replay's transactions are the cycle's: the class recurring among them, in a cycle as long
         // or shorter, is the anomaly recurring.
         involving: Involving::Any,
+        forces: forcing.forces.iter().map(|l| l.name().to_string()).collect(),
+        cannot_force: forcing.cannot.iter().map(|(l, why)| (l.name().to_string(), why.clone())).collect(),
         rows: keys.initial_rows(&txns),
         steps: schedule.steps(&txns),
     })
@@ -95,6 +117,25 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
 /// How to replay a reproduction from the directory its report is in.
 pub fn replay_command(scenario: &Scenario) -> String {
     format!("isocheck hermitage --scenario-dir cycles --scenario {} --db DB --isolation LEVEL", scenario.name)
+}
+
+/// What the steps claim: the levels at which they force every edge of the cycle (a system there either
+/// refuses a transaction or shows the anomaly), and for each other level the edge they cannot force and
+/// why.
+pub fn claims_text(scenario: &Scenario) -> String {
+    let text = |level: &str| Level::named(level).map_or(level.to_string(), |l| l.text().to_string());
+    let mut parts = Vec::new();
+    if !scenario.forces.is_empty() {
+        let levels: Vec<String> = scenario.forces.iter().map(|l| text(l)).collect();
+        parts.push(format!(
+            "At {} these steps force every edge of the cycle: a system there refuses a transaction or shows the anomaly.",
+            levels.join(" and ")
+        ));
+    }
+    for (level, why) in &scenario.cannot_force {
+        parts.push(format!("At {} they cannot force every edge: {why}.", text(level)));
+    }
+    parts.join(" ")
 }
 
 /// The table before the replay, as `id = value` pairs.
@@ -221,30 +262,40 @@ struct Txn {
     /// What each read returned in the history: the values it saw last and all it saw (a list read sees
     /// every element; a register read one value).
     observed: Vec<Option<Observed>>,
+    /// Which statements the replay adds: the read before a first write of a key not read before.
+    inserted: Vec<bool>,
 }
 
 impl Txn {
     fn of(op: &TxnView, keys: &KeyNumbers) -> Result<Txn, Unreproducible> {
-        let statements = op
-            .value
-            .iter()
-            .map(|mop| {
-                let key = keys.number(mop_key(mop)?)?;
-                Ok(match mop {
-                    Mop::Append { value, .. } | Mop::Write { value, .. } => Action::Write { key, value: *value },
-                    _ => Action::Read { key },
-                })
-            })
-            .collect::<Result<_, Unreproducible>>()?;
-        let observed = op
-            .value
-            .iter()
-            .map(|mop| match mop {
-                Mop::Read { value, .. } => Some(value.clone()),
-                _ => None,
-            })
-            .collect();
-        Ok(Txn { index: op.index, statements, observed })
+        let mut txn = Txn { index: op.index, statements: Vec::new(), observed: Vec::new(), inserted: Vec::new() };
+        for mop in &op.value {
+            let key = keys.number(mop_key(mop)?)?;
+            match mop {
+                Mop::Append { value, .. } | Mop::Write { value, .. } => {
+                    // A first write of a key the transaction has not read: read it first, as an append
+                    // reads the list it extends, so that the replay's history proves the key's version
+                    // order (a version read before a write precedes it).
+                    if !txn
+                        .statements
+                        .iter()
+                        .any(|a| matches!(a, Action::Read { key: k } | Action::Write { key: k, .. } if *k == key))
+                    {
+                        txn.push(Action::Read { key }, None, true);
+                    }
+                    txn.push(Action::Write { key, value: *value }, None, false);
+                }
+                Mop::Read { value, .. } => txn.push(Action::Read { key }, Some(value.clone()), false),
+                _ => txn.push(Action::Read { key }, None, false),
+            }
+        }
+        Ok(txn)
+    }
+
+    fn push(&mut self, statement: Action, observed: Option<Observed>, inserted: bool) {
+        self.statements.push(statement);
+        self.observed.push(observed);
+        self.inserted.push(inserted);
     }
 
     fn writes_to(&self, key: i64) -> impl Iterator<Item = i64> + '_ {
@@ -272,7 +323,7 @@ impl Txn {
             .iter()
             .take_while(move |a| !matches!(a, Action::Write { key: k, .. } if *k == key))
             .enumerate()
-            .filter(move |(_, a)| **a == Action::Read { key })
+            .filter(move |(i, a)| **a == Action::Read { key } && !self.inserted[*i])
             .map(|(i, _)| i)
     }
 
@@ -323,7 +374,14 @@ type Rank = Reverse<(u8, usize, Point)>;
 struct EdgeOrders(Vec<Order>, u8);
 
 impl EdgeOrders {
-    fn of(kind: Kind, from: usize, to: usize, key: Option<i64>, txns: &[Txn]) -> Result<EdgeOrders, Unreproducible> {
+    /// The edge's orders, and the edge as the statements that make it.
+    fn of(
+        kind: Kind,
+        from: usize,
+        to: usize,
+        key: Option<i64>,
+        txns: &[Txn],
+    ) -> Result<(EdgeOrders, Edge), Unreproducible> {
         let missing = |what: &str| {
             Unreproducible::Edge(format!("the {kind} edge T{} → T{} has no {what}", txns[from].index, txns[to].index))
         };
@@ -339,7 +397,7 @@ impl EdgeOrders {
                     ((f, Point::Commit), (t, Point::Statement(first))),
                     ((f, Point::Statement(last)), (t, Point::Statement(first))),
                 ];
-                return Ok(EdgeOrders(orders, 1));
+                return Ok((EdgeOrders(orders, 1), Edge { kind, from, to, key: Some(k), read: None }));
             }
             Kind::Wr => {
                 let k = key()?;
@@ -350,18 +408,19 @@ impl EdgeOrders {
                     ((f, Point::Commit), (t, Point::Statement(read))),
                     ((f, Point::Statement(last)), (t, Point::Statement(read))),
                 ];
-                return Ok(EdgeOrders(orders, 0));
+                return Ok((EdgeOrders(orders, 0), Edge { kind, from, to, key: Some(k), read: Some(read) }));
             }
             Kind::Rw => {
                 let k = key()?;
                 let read = txns[f].read_missing(k, &txns[t]).ok_or_else(|| missing("read"))?;
                 txns[t].writes(k).ok_or_else(|| missing("write"))?;
-                vec![((f, Point::Statement(read)), (t, Point::Commit))]
+                (vec![((f, Point::Statement(read)), (t, Point::Commit))], Some(k), Some(read))
             }
-            Kind::Process | Kind::Realtime => vec![((f, Point::Commit), (t, Point::Begin))],
+            Kind::Process | Kind::Realtime => (vec![((f, Point::Commit), (t, Point::Begin))], None, None),
             Kind::Wwp | Kind::Wrp | Kind::Rwp => return Err(Unreproducible::Operation("predicates")),
         };
-        Ok(EdgeOrders(orders, 2))
+        let (orders, key, read) = orders;
+        Ok((EdgeOrders(orders, 2), Edge { kind, from, to, key, read }))
     }
 }
 
@@ -457,5 +516,9 @@ impl Schedule {
     }
 }
 
+mod forcing;
 #[cfg(test)]
 mod tests;
+
+use forcing::Edge;
+pub use forcing::Level;

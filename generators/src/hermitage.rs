@@ -5,6 +5,7 @@
 //! This module owns the format: reading, checking its structure, writing. Running a scenario is the
 //! runner's (`isocheck hermitage`), and whether its `probe` names an anomaly is the checker's to say.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -26,11 +27,21 @@ pub struct Scenario {
     /// Whose transactions the anomaly must involve.
     #[serde(default)]
     pub involving: Involving,
+    /// A replayed cycle's claim: the levels (of [`CLAIM_LEVELS`]) at which its steps force the anomaly,
+    /// that is, at which every edge of the cycle must happen if every transaction commits.
+    #[serde(default)]
+    pub forces: Vec<String>,
+    /// A replayed cycle's other levels, each with the edge its steps cannot force there and why.
+    #[serde(default)]
+    pub cannot_force: BTreeMap<String, String>,
     /// The table before the scenario: key, value.
     pub rows: Vec<(i64, i64)>,
     /// The steps, in order.
     pub steps: Vec<Step>,
 }
+
+/// The levels a scenario's `forces` and `cannot_force` may name.
+pub const CLAIM_LEVELS: [&str; 2] = ["read-committed", "snapshot-isolation"];
 
 /// Whose transactions an anomaly must involve to count: in a file, `involving` absent (all sessions), a
 /// list of sessions, or `"any"` (an anomaly among any of them counts, as when a replayed cycle may recur
@@ -266,6 +277,14 @@ impl Scenario {
         {
             return Err("involving names a session the scenario does not have".to_string());
         }
+        for level in self.forces.iter().chain(self.cannot_force.keys()) {
+            if !CLAIM_LEVELS.contains(&level.as_str()) {
+                return Err(format!("{level:?} is not a level a claim can name: {}", CLAIM_LEVELS.join(", ")));
+            }
+            if self.forces.contains(level) && self.cannot_force.contains_key(level) {
+                return Err(format!("{level} is both in forces and in cannot_force"));
+            }
+        }
         Ok(())
     }
 }
@@ -375,6 +394,18 @@ impl fmt::Display for Scenario {
                 writeln!(f, "involving = [{}]", sessions.join(", "))?;
             }
             Involving::Any => writeln!(f, "involving = \"any\"")?,
+        }
+        if !self.forces.is_empty() {
+            let levels: Vec<String> = self.forces.iter().map(|l| toml_string(l)).collect();
+            writeln!(f, "forces = [{}]", levels.join(", "))?;
+        }
+        if !self.cannot_force.is_empty() {
+            let pairs: Vec<String> = self
+                .cannot_force
+                .iter()
+                .map(|(level, why)| format!("{} = {}", toml_string(level), toml_string(why)))
+                .collect();
+            writeln!(f, "cannot_force = {{ {} }}", pairs.join(", "))?;
         }
         let rows: Vec<String> = self.rows.iter().map(|(k, v)| format!("[{k}, {v}]")).collect();
         writeln!(f, "rows = [{}]", rows.join(", "))?;

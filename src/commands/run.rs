@@ -12,7 +12,7 @@ use std::time::SystemTime;
 
 use adapters::System;
 use anyhow::{Context, bail};
-use checker::timing::{self, HoldTiming};
+use checker::timing;
 use checker::{CheckResult, Options};
 use generators::{KeyDist, Params};
 use serde_json::json;
@@ -189,7 +189,7 @@ pub fn judge(
     result.flags.extend(timing::zero_abort_under_contention(&outcome.history, level.promised_model()));
     result.flags.extend(resource_aborts(outcome.fail, &outcome.causes, &outcome.messages));
     if let Some(holds) = workload.holds() {
-        let timing = HoldTiming { clients, hold: holds.hold, holds: holds.count, elapsed: holds.busy };
+        let timing = holds.timing(clients);
         result.flags.extend(timing::fully_serialized(&timing, "run", serialized_by_design(system)));
     }
     Ok((result, graph_check))

@@ -155,11 +155,21 @@ mod tests {
     #[test]
     fn two_engine_clients_hold_at_once() {
         let system: Arc<dyn System> = Arc::new(EngineSystem::new(None));
-        let config =
-            OverlapConfig { level: Level::Serializable, clients: 2, hold: Duration::from_millis(30), rounds: 2 };
-        let outcome = measure(&system, &config).unwrap();
-        assert_eq!(outcome.rounds.len(), 2);
-        assert!(outcome.median() >= Duration::from_millis(30) && outcome.median() < Duration::from_millis(55));
-        assert!(outcome.retries.is_empty());
+        let hold = Duration::from_millis(100);
+        let config = OverlapConfig { level: Level::Serializable, clients: 2, hold, rounds: 2 };
+        // Holds at once take at least one hold; one at a time, at least two, which no delay of a busy
+        // machine can shorten. The best of three measurements keeps such a delay from deciding.
+        let mut best = Duration::MAX;
+        for _ in 0..3 {
+            let outcome = measure(&system, &config).unwrap();
+            assert_eq!(outcome.rounds.len(), 2);
+            assert!(outcome.retries.is_empty());
+            assert!(outcome.median() >= hold, "{:?}", outcome.rounds);
+            best = best.min(outcome.median());
+            if best < hold * 19 / 10 {
+                break;
+            }
+        }
+        assert!(best < hold * 19 / 10, "two holds of {hold:?} took {best:?} at best");
     }
 }

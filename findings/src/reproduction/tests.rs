@@ -57,12 +57,15 @@ fn write_skew_overlaps_both_transactions_and_commits_after_both_read() {
     );
     assert_eq!(scenario.rows, vec![(1, 0), (2, 0)]);
     let (a, b) = if first.index == 2 { ((x, 1, y), (y, 2, x)) } else { ((y, 2, x), (x, 1, y)) };
-    // Each session writes, then reads the other's key; neither commits before both have read.
+    // Each session begins with its first statement, reads the key it appends to (as an append reads the
+    // list it extends), writes it, then reads the other's key; neither commits before both have read.
     assert_eq!(
         script(&scenario),
         [
             "1:begin".to_string(),
+            format!("1:r{}", a.0),
             "2:begin".to_string(),
+            format!("2:r{}", b.0),
             format!("1:w{}={}", a.0, a.1),
             format!("1:r{}", a.2),
             format!("2:w{}={}", b.0, b.1),
@@ -71,6 +74,9 @@ fn write_skew_overlaps_both_transactions_and_commits_after_both_read() {
             "2:commit".to_string(),
         ]
     );
+    // Both reads precede both commits, and the writers share no key: every edge happens at both levels.
+    assert_eq!(scenario.forces, ["read-committed", "snapshot-isolation"]);
+    assert!(scenario.cannot_force.is_empty(), "{:?}", scenario.cannot_force);
     assert_eq!(sessions(&scenario), cycle.ops.iter().map(|o| format!("T{}", o.index)).collect::<Vec<_>>());
 }
 
@@ -94,9 +100,11 @@ fn read_skew_commits_the_writer_between_the_two_reads() {
     // must miss it.
     let expected: Vec<String> = [
         (reader, "begin"),
-        (writer, "begin"),
         (reader, "r1"),
+        (writer, "begin"),
+        (writer, "r1"),
         (writer, "w1=5"),
+        (writer, "r2"),
         (writer, "w2=6"),
         (writer, "commit"),
         (reader, "r2"),
@@ -105,12 +113,22 @@ fn read_skew_commits_the_writer_between_the_two_reads() {
     .iter()
     .map(|(s, w)| format!("{s}:{w}"))
     .collect();
-    let mut actual = script(&scenario);
-    // Both begins come first, in session order.
-    actual[..2].sort();
-    let mut expected_sorted = expected.clone();
-    expected_sorted[..2].sort();
-    assert_eq!(actual, expected_sorted);
+    assert_eq!(script(&scenario), expected);
+    // Snapshot isolation prohibits G-single: the reader's snapshot cannot both miss and see the writer.
+    assert_eq!(scenario.forces, ["read-committed"]);
+    let why = &scenario.cannot_force["snapshot-isolation"];
+    assert_eq!(
+        why,
+        "T3 → T2 (rw on key 1): T3's snapshot must come before T2 commits, with no other writer of key 1 \
+         committing before T2, and the cycle's other edges rule that out"
+    );
+    assert_eq!(
+        claims_text(&scenario),
+        format!(
+            "At read committed these steps force every edge of the cycle: a system there refuses a transaction or \
+             shows the anomaly. At snapshot isolation they cannot force every edge: {why}."
+        )
+    );
 }
 
 #[test]
@@ -139,8 +157,12 @@ fn a_write_cycle_interleaves_the_first_writes_and_orders_the_second_after_a_comm
         [
             "1:begin".to_string(),
             "2:begin".to_string(),
+            format!("{s1}:r1"),
+            format!("{s2}:r1"),
             format!("{s1}:w1=1"),
+            format!("{s1}:r2"),
             format!("{s2}:w1=2"),
+            format!("{s2}:r2"),
             format!("{s2}:w2=2"),
             format!("{s2}:commit"),
             format!("{s1}:w2=1"),
@@ -149,6 +171,14 @@ fn a_write_cycle_interleaves_the_first_writes_and_orders_the_second_after_a_comm
     );
     // Values 1 and 2 are written, so the rows start at 0.
     assert_eq!(scenario.rows, vec![(1, 0), (2, 0)]);
+    // Versions are installed in commit order, so no order of commits makes both ww edges happen: the
+    // steps force nothing, and say which edge fails.
+    assert!(scenario.forces.is_empty());
+    let edge = format!("T{} → T{} (ww on key 1)", cycle.steps[0].from, cycle.steps[0].to);
+    for level in ["read-committed", "snapshot-isolation"] {
+        let why = &scenario.cannot_force[level];
+        assert!(why.starts_with(&format!("{edge}: T")) && why.contains("must begin after"), "{level}: {why}");
+    }
 }
 
 fn txn(index: u64, value: Vec<Mop>) -> TxnView {
@@ -191,8 +221,11 @@ fn an_order_edge_makes_the_probe_realtime_and_is_kept_by_the_schedule() {
         vec![edge(Kind::Rw, Some(1), 1, 2), edge(Kind::Realtime, None, 2, 1)],
     );
     assert_eq!(
-        reproduction("G-single-item-realtime", 1, &impossible),
-        Err(Unreproducible::NoSchedule { realtime: true })
+        reproduction("G-single-item-realtime", 1, &impossible).unwrap_err().to_string(),
+        "no order of the statements makes every edge of the cycle happen (a real-time cycle like this one \
+         usually needs a stale read, which no schedule can force); at read committed, T1 → T2 (rw on key 1): \
+         T1's read of key 1 must come before T2 commits, with no other writer of key 1 committing before T2, \
+         and the cycle's other edges rule that out"
     );
     // T1 -process-> T2 -rw(1)-> T3 -wr(2)-> T1 is possible, but only with a dirty read.
     let possible = cycle(
@@ -205,7 +238,10 @@ fn an_order_edge_makes_the_probe_realtime_and_is_kept_by_the_schedule() {
     // session 1 cannot wait for that commit: it reads session 3's write of key 2 uncommitted.
     assert_eq!(
         script(&scenario),
-        ["1:begin", "3:begin", "3:w1=5", "3:w2=6", "1:r2", "1:commit", "2:begin", "2:r1", "2:commit", "3:commit"]
+        [
+            "1:begin", "3:begin", "3:r1", "3:w1=5", "3:r2", "3:w2=6", "1:r2", "1:commit", "2:begin", "2:r1",
+            "2:commit", "3:commit"
+        ]
     );
 }
 

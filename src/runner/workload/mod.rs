@@ -45,8 +45,22 @@ pub struct Holds {
     /// How many transactions reached their hold.
     pub count: u64,
     /// How long, in all, at least one transaction was holding (the union of the holds): about
-    /// `count * hold / clients` when clients hold at once, `count * hold` when they hold one at a time.
+    /// `slept / clients` when clients hold at once, `slept` when they hold one at a time.
     pub busy: Duration,
+    /// How long the holds took, added up: `count * hold` on an idle machine, more on a busy one, where a
+    /// sleep ends late. Holds one at a time span all of it; holds at once overlap however late they end.
+    pub slept: Duration,
+}
+
+impl Holds {
+    /// The timing behind the `fully-serialized` flag: each hold as long as the holds actually took on
+    /// average (a busy machine's sleeps end late), so that only holds one at a time, never a slow
+    /// machine, span as long as the holds laid end to end.
+    pub fn timing(&self, clients: usize) -> checker::timing::HoldTiming {
+        let count = u32::try_from(self.count).unwrap_or(u32::MAX);
+        let hold = if count == 0 { self.hold } else { (self.slept / count).max(self.hold) };
+        checker::timing::HoldTiming { clients, hold, holds: self.count, elapsed: self.busy }
+    }
 }
 
 /// A source of transactions for the clients.
