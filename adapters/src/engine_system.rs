@@ -54,6 +54,10 @@ impl System for EngineSystem {
 
     fn level(&self, requested: Level) -> LevelSupport {
         match requested {
+            Level::ReadUncommitted => LevelSupport::Mapped {
+                to: "read-committed".into(),
+                why: "the engine never shows uncommitted writes; read committed is the weakest level it has".into(),
+            },
             Level::ReadCommitted => LevelSupport::Native { name: "read-committed".into() },
             Level::SnapshotIsolation => LevelSupport::Native { name: "snapshot-isolation".into() },
             Level::RepeatableRead => LevelSupport::Mapped {
@@ -149,7 +153,7 @@ fn engine_predicate(predicate: &Predicate) -> engine::Predicate {
 
 fn isolation(level: Level) -> Isolation {
     match level {
-        Level::ReadCommitted => Isolation::ReadCommitted,
+        Level::ReadUncommitted | Level::ReadCommitted => Isolation::ReadCommitted,
         Level::SnapshotIsolation | Level::RepeatableRead => Isolation::SnapshotIsolation,
         Level::Serializable => Isolation::Serializable,
     }

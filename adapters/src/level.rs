@@ -8,6 +8,8 @@ use std::str::FromStr;
 /// A requested isolation level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
+    /// Read uncommitted (for systems that have it, such as MariaDB; others run something stronger).
+    ReadUncommitted,
     /// Read committed.
     ReadCommitted,
     /// Snapshot isolation.
@@ -20,12 +22,18 @@ pub enum Level {
 
 impl Level {
     /// Every level, weakest first.
-    pub const ALL: [Level; 4] =
-        [Level::ReadCommitted, Level::SnapshotIsolation, Level::RepeatableRead, Level::Serializable];
+    pub const ALL: [Level; 5] = [
+        Level::ReadUncommitted,
+        Level::ReadCommitted,
+        Level::SnapshotIsolation,
+        Level::RepeatableRead,
+        Level::Serializable,
+    ];
 
     /// The level's name on the command line.
     pub fn name(self) -> &'static str {
         match self {
+            Level::ReadUncommitted => "read-uncommitted",
             Level::ReadCommitted => "read-committed",
             Level::SnapshotIsolation => "snapshot-isolation",
             Level::RepeatableRead => "repeatable-read",
@@ -49,7 +57,7 @@ impl fmt::Display for Level {
 /// An unknown level name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown isolation level {name:?}: expected read-committed, snapshot-isolation, repeatable-read or serializable"
+    "unknown isolation level {name:?}: expected read-uncommitted, read-committed, snapshot-isolation, repeatable-read or serializable"
 )]
 pub struct ParseLevelError {
     /// The name given.
@@ -70,7 +78,7 @@ impl FromStr for Level {
 /// quote it, with its link, beside the verdict: the verdict still follows the model checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DocumentedBehaviour {
-    /// The system (`postgres`, as `System::name` says).
+    /// The system (`postgres`, `mariadb`, as `System::name` says).
     pub system: &'static str,
     /// The level.
     pub level: Level,
@@ -81,12 +89,22 @@ pub struct DocumentedBehaviour {
 }
 
 /// Every documented weaker guarantee, as data: one row per system and level.
-pub const DOCUMENTED_BEHAVIOUR: &[DocumentedBehaviour] = &[DocumentedBehaviour {
-    system: "postgres",
-    level: Level::RepeatableRead,
-    quote: "The Repeatable Read mode provides a rigorous guarantee that each transaction sees a completely stable view of the database. However, this view will not necessarily always be consistent with some serial (one at a time) execution of concurrent transactions of the same level.",
-    link: "https://www.postgresql.org/docs/current/transaction-iso.html#XACT-REPEATABLE-READ",
-}];
+pub const DOCUMENTED_BEHAVIOUR: &[DocumentedBehaviour] = &[
+    DocumentedBehaviour {
+        system: "postgres",
+        level: Level::RepeatableRead,
+        quote: "The Repeatable Read mode provides a rigorous guarantee that each transaction sees a completely stable view of the database. However, this view will not necessarily always be consistent with some serial (one at a time) execution of concurrent transactions of the same level.",
+        link: "https://www.postgresql.org/docs/current/transaction-iso.html#XACT-REPEATABLE-READ",
+    },
+    // Only *consistent* (non-locking) reads read the snapshot: writes and locking reads see the latest
+    // committed rows, so MariaDB's repeatable read is not snapshot isolation (lost updates, write skew).
+    DocumentedBehaviour {
+        system: "mariadb",
+        level: Level::RepeatableRead,
+        quote: "All consistent reads within the same transaction read the snapshot established by the first read.",
+        link: "https://mariadb.com/kb/en/transactions-repeatable-read",
+    },
+];
 
 /// What `system`'s documentation says of `level`, if it names a weaker guarantee than the level's model.
 pub fn documented_behaviour(system: &str, level: Level) -> Option<&'static DocumentedBehaviour> {
@@ -142,5 +160,20 @@ mod tests {
         assert!(d.link.starts_with("https://www.postgresql.org/docs/"));
         assert_eq!(documented_behaviour("postgres", Level::Serializable), None);
         assert_eq!(documented_behaviour("engine", Level::RepeatableRead), None);
+    }
+
+    #[test]
+    fn mariadb_repeatable_read_is_documented_as_snapshot_reads_only() {
+        let d = documented_behaviour("mariadb", Level::RepeatableRead).expect("documented");
+        assert!(d.quote.starts_with("All consistent reads"), "{}", d.quote);
+        assert!(d.link.starts_with("https://mariadb.com/"));
+        assert_eq!(documented_behaviour("mariadb", Level::Serializable), None);
+    }
+
+    #[test]
+    fn read_uncommitted_parses_and_is_checked_as_elles_read_uncommitted() {
+        assert_eq!("read-uncommitted".parse::<Level>(), Ok(Level::ReadUncommitted));
+        assert_eq!(Level::ReadUncommitted.promised_model(), "read-uncommitted");
+        assert!("dirty".parse::<Level>().unwrap_err().to_string().contains("read-uncommitted"));
     }
 }

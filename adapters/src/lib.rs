@@ -1,5 +1,5 @@
 //! isocheck's adapters: one statement-level client-session interface ([`Session`]), and an implementation
-//! per system under test ([`System`]): the embedded engine, SQLite and PostgreSQL. Statement level, so both
+//! per system under test ([`System`]): the embedded engine, SQLite, PostgreSQL and MariaDB. Statement level, so both
 //! whole transactions (the runner) and scripted step-by-step interleavings (Hermitage scenarios) drive
 //! the same code. Each adapter maps the requested isolation level onto its system honestly and says how
 //! ([`LevelSupport`]); each classifies failures the way a history needs them: certainly without effect
@@ -23,6 +23,7 @@
 
 mod engine_system;
 mod level;
+mod mariadb;
 mod postgres;
 mod session;
 mod sql;
@@ -34,5 +35,6 @@ pub use engine_system::EngineSystem;
 pub use level::{
     DOCUMENTED_BEHAVIOUR, DocumentedBehaviour, Level, LevelSupport, ParseLevelError, documented_behaviour,
 };
+pub use mariadb::MariadbSystem;
 pub use session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 pub use sqlite::{ParseSqliteBeginError, SqliteBegin, SqliteSystem};

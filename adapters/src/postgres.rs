@@ -141,6 +141,10 @@ impl System for PostgresSystem {
 
     fn level(&self, requested: Level) -> LevelSupport {
         match requested {
+            Level::ReadUncommitted => LevelSupport::Mapped {
+                to: "READ COMMITTED".into(),
+                why: "PostgreSQL's read uncommitted behaves as read committed".into(),
+            },
             Level::ReadCommitted => LevelSupport::Native { name: "READ COMMITTED".into() },
             Level::SnapshotIsolation => LevelSupport::Mapped {
                 to: "REPEATABLE READ".into(),
@@ -411,7 +415,7 @@ fn message(e: &::postgres::Error) -> String {
 
 fn level_sql(level: Level) -> &'static str {
     match level {
-        Level::ReadCommitted => "BEGIN ISOLATION LEVEL READ COMMITTED",
+        Level::ReadUncommitted | Level::ReadCommitted => "BEGIN ISOLATION LEVEL READ COMMITTED",
         Level::SnapshotIsolation | Level::RepeatableRead => "BEGIN ISOLATION LEVEL REPEATABLE READ",
         Level::Serializable => "BEGIN ISOLATION LEVEL SERIALIZABLE",
     }

@@ -1,0 +1,712 @@
+//! MariaDB (and MySQL-compatible servers) as a system under test, through the synchronous `mysql` crate
+//! without TLS, reached by URL (`mysql://user@host:port/db`, from `--url` or [`MariadbSystem::URL_VAR`]).
+//! Each session is its own connection. As in [`crate::postgres`], each `prepare` creates InnoDB tables
+//! whose names carry a suffix unique to the run, drops those of the run before, and dropping the system
+//! drops the last ones.
+//!
+//! Storage: keys are `VARBINARY` holding the text of [`crate::sql`] (binary, so no collation folds case
+//! or pads spaces); registers are `BIGINT`; records have a `LONGBLOB` per field. Lists are a text column
+//! of comma-separated elements, appended to by one upsert (`v = CONCAT_WS(',', v, VALUES(v))`), as
+//! Jepsen's MySQL suite stores them: one statement, readable in the server's own client, and no JSON
+//! functions whose behaviour differs between MariaDB and MySQL (MariaDB's `JSON` is `LONGTEXT` anyway).
+//!
+//! The level is set per transaction (`SET TRANSACTION ISOLATION LEVEL ...`, then `START TRANSACTION`).
+//! InnoDB's repeatable read reads a snapshot, but its writes and locking reads see the latest committed
+//! row, so it is not snapshot isolation (lost updates and write skew commit; Hermitage's MySQL column)
+//! unless `innodb_snapshot_isolation` is on, which the system reads (and a URL may set for its
+//! sessions: `?innodb_snapshot_isolation=on`). MariaDB 10.11 has no `UPDATE ... RETURNING`, so
+//! `update_where` locks the matching rows with `SELECT ... FOR UPDATE` (the same latest-committed,
+//! locking read an `UPDATE` makes) and updates them by key: what it reports is exactly what it changed.
+//!
+//! Errors are classified by `classify`: deadlock (1213, also Galera's certification failure), lock
+//! wait timeout (1205, after which InnoDB rolls back only the statement: the session's transaction
+//! state rolls back the rest) and 1020 (record changed since the snapshot, `innodb_snapshot_isolation`)
+//! are aborts counted by cause, as is any other server error inside a transaction, since the
+//! transaction is then rolled back; a connection lost during COMMIT is indeterminate. The kill switch is
+//! `KILL CONNECTION` from a separate admin connection.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use histories::{Key, Predicate, Rows};
+use mysql::consts::CapabilityFlags;
+use mysql::prelude::{FromValue, Queryable};
+use mysql::{Conn, Opts, OptsBuilder, Row, Value};
+
+use crate::level::{Level, LevelSupport};
+use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
+use crate::sql::{key_of_text, key_text, predicate_condition};
+use crate::txn_state::Tracked;
+
+/// The system's name, as [`System::name`] says it.
+const NAME: &str = "mariadb";
+
+/// The URL parameter that sets `innodb_snapshot_isolation` for every session.
+const SNAPSHOT_PARAM: &str = "innodb_snapshot_isolation";
+
+/// MariaDB, on a server given by URL.
+pub struct MariadbSystem {
+    opts: Opts,
+    version: String,
+    snapshot_isolation: Option<bool>,
+    tables: Mutex<Created>,
+    admin: Arc<Admin>,
+}
+
+/// The tables this system created and has not dropped yet.
+#[derive(Default)]
+struct Created {
+    current: Option<Tables>,
+    /// Earlier runs' that could not be dropped yet (a session still held them).
+    stale: Vec<Tables>,
+}
+
+/// One run's tables (the records table exists only once `prepare_records` made it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Tables {
+    lists: String,
+    registers: String,
+    records: String,
+}
+
+impl Tables {
+    fn fresh() -> Tables {
+        static RUNS: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos();
+        let run = RUNS.fetch_add(1, Ordering::Relaxed);
+        let suffix = format!("{}_{nanos}_{run}", std::process::id());
+        Tables {
+            lists: format!("isocheck_lists_{suffix}"),
+            registers: format!("isocheck_registers_{suffix}"),
+            records: format!("isocheck_records_{suffix}"),
+        }
+    }
+}
+
+/// How long dropping old tables waits for sessions still holding them (`lock_wait_timeout`, seconds),
+/// before leaving them for later.
+const DROP_LOCK_TIMEOUT_S: u32 = 2;
+
+impl MariadbSystem {
+    /// The environment variable that gives the URL when `--url` does not.
+    pub const URL_VAR: &str = "ISOCHECK_MYSQL_URL";
+
+    /// Connects to the server at `url` (`mysql://user:password@host:port/db`), to check it is there and
+    /// read its version and `innodb_snapshot_isolation`. Beside the `mysql` crate's own URL parameters,
+    /// `innodb_snapshot_isolation=on|off` and `innodb_lock_wait_timeout=SECONDS` set those variables in
+    /// every session. A URL without a connect timeout gets 10 seconds.
+    pub fn new(url: &str) -> Result<MariadbSystem, AdapterError> {
+        let (url, session) = take_session_params(url)?;
+        let parsed = Opts::from_url(&url)
+            .map_err(|e| AdapterError::Unavailable { system: NAME, message: format!("bad URL: {e}") })?;
+        let mut builder = OptsBuilder::from_opts(parsed.clone())
+            // The URL's host and port, not a socket the server names: every session reaches the same server.
+            .prefer_socket(false)
+            // Affected rows count the rows matched, not only those whose value changed.
+            .additional_capabilities(CapabilityFlags::CLIENT_FOUND_ROWS)
+            .stmt_cache_size(256);
+        if parsed.get_tcp_connect_timeout().is_none() {
+            builder = builder.tcp_connect_timeout(Some(Duration::from_secs(10)));
+        }
+        if !session.statements.is_empty() {
+            builder = builder.init([parsed.get_init(), session.statements].concat());
+        }
+        let opts = Opts::from(builder);
+        let mut conn = Conn::new(opts.clone()).map_err(unavailable)?;
+        let (version, comment): (String, String) = conn
+            .query_first("SELECT @@version, @@version_comment")
+            .map_err(unavailable)?
+            .ok_or_else(|| AdapterError::Unavailable { system: NAME, message: "no version".into() })?;
+        // The variable exists since MariaDB 10.6.18, 10.11.8 and 11.x; elsewhere the answer is an error.
+        let snapshot_isolation =
+            conn.query_first::<i64, _>("SELECT @@SESSION.innodb_snapshot_isolation").ok().flatten();
+        let admin = Arc::new(Admin { opts: opts.clone(), conn: Mutex::new(Some(conn)) });
+        Ok(MariadbSystem {
+            opts,
+            version: format!("MariaDB {version} ({comment})"),
+            snapshot_isolation: snapshot_isolation.map(|v| v != 0),
+            tables: Mutex::default(),
+            admin,
+        })
+    }
+
+    /// `innodb_snapshot_isolation` as the system's sessions run: `None` where the server has no such
+    /// variable (before MariaDB 10.6.18 and 10.11.8, or MySQL).
+    pub fn snapshot_isolation(&self) -> Option<bool> {
+        self.snapshot_isolation
+    }
+
+    /// The current run's table names (lists, registers), once prepared.
+    pub fn tables(&self) -> Option<(String, String)> {
+        lock(&self.tables).current.as_ref().map(|t| (t.lists.clone(), t.registers.clone()))
+    }
+
+    fn conn(&self) -> Result<Conn, AdapterError> {
+        Conn::new(self.opts.clone()).map_err(unavailable)
+    }
+
+    /// Drops these tables, returning those that could not be dropped (still locked by a session).
+    fn drop_tables(conn: &mut Conn, tables: Vec<Tables>) -> Vec<Tables> {
+        tables
+            .into_iter()
+            .filter(|t| {
+                let sql = format!("DROP TABLE IF EXISTS {}, {}, {}", t.lists, t.registers, t.records);
+                conn.query_drop(sql).is_err()
+            })
+            .collect()
+    }
+}
+
+/// Session variables a URL may set for every session, which the `mysql` crate does not know as URL
+/// parameters: `innodb_snapshot_isolation` (`on` or `off`) and `innodb_lock_wait_timeout` (seconds).
+const SESSION_PARAMS: [&str; 2] = [SNAPSHOT_PARAM, "innodb_lock_wait_timeout"];
+
+/// Session settings taken off a URL: each variable and the value to set it to.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct SessionParams {
+    /// `innodb_snapshot_isolation`, if the URL sets it.
+    snapshot: Option<bool>,
+    /// `SET SESSION` statements, in URL order.
+    statements: Vec<String>,
+}
+
+/// The URL without the parameters of [`SESSION_PARAMS`], and what they set.
+fn take_session_params(url: &str) -> Result<(String, SessionParams), AdapterError> {
+    let Some((base, query)) = url.split_once('?') else { return Ok((url.to_string(), SessionParams::default())) };
+    let bad = |name: &str, value: &str, expected: &str| AdapterError::Unavailable {
+        system: NAME,
+        message: format!("bad URL: {name}={value:?}, expected {expected}"),
+    };
+    let mut kept = Vec::new();
+    let mut params = SessionParams::default();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if !SESSION_PARAMS.contains(&name) {
+            kept.push(pair);
+            continue;
+        }
+        let setting = if name == SNAPSHOT_PARAM {
+            let on = match value.to_ascii_lowercase().as_str() {
+                "on" | "1" | "true" => true,
+                "off" | "0" | "false" => false,
+                _ => return Err(bad(name, value, "on or off")),
+            };
+            params.snapshot = Some(on);
+            if on { "ON".to_string() } else { "OFF".to_string() }
+        } else {
+            value.parse::<u32>().map_err(|_| bad(name, value, "a whole number of seconds"))?.to_string()
+        };
+        params.statements.push(format!("SET SESSION {name} = {setting}"));
+    }
+    let url = if kept.is_empty() { base.to_string() } else { format!("{base}?{}", kept.join("&")) };
+    Ok((url, params))
+}
+
+fn unavailable(e: mysql::Error) -> AdapterError {
+    AdapterError::Unavailable { system: NAME, message: e.to_string() }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl System for MariadbSystem {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+
+    fn level(&self, requested: Level) -> LevelSupport {
+        match requested {
+            Level::ReadUncommitted => LevelSupport::Native { name: "READ UNCOMMITTED".into() },
+            Level::ReadCommitted => LevelSupport::Native { name: "READ COMMITTED".into() },
+            Level::SnapshotIsolation => LevelSupport::Mapped {
+                to: "REPEATABLE READ".into(),
+                why: if self.snapshot_isolation == Some(true) {
+                    "MariaDB has no snapshot isolation level; with innodb_snapshot_isolation ON its repeatable read \
+                     refuses a write to a row changed since the snapshot (error 1020)"
+                        .into()
+                } else {
+                    "MariaDB's repeatable read is not snapshot isolation: its writes and locking reads see the latest \
+                     committed rows (innodb_snapshot_isolation is OFF)"
+                        .into()
+                },
+            },
+            Level::RepeatableRead => LevelSupport::Native { name: "REPEATABLE READ".into() },
+            Level::Serializable => LevelSupport::Native { name: "SERIALIZABLE".into() },
+        }
+    }
+
+    fn prepare(&self, registers: &[(Key, i64)]) -> Result<(), AdapterError> {
+        let mut conn = self.conn()?;
+        conn.query_drop(format!("SET SESSION lock_wait_timeout = {DROP_LOCK_TIMEOUT_S}")).map_err(unavailable)?;
+        let mut created = lock(&self.tables);
+        let mut old = std::mem::take(&mut created.stale);
+        old.extend(created.current.take());
+        created.stale = Self::drop_tables(&mut conn, old);
+
+        let tables = Tables::fresh();
+        conn.query_drop(format!(
+            "CREATE TABLE {} (k VARBINARY(512) PRIMARY KEY, v LONGTEXT NOT NULL) ENGINE=InnoDB",
+            tables.lists
+        ))
+        .map_err(unavailable)?;
+        conn.query_drop(format!(
+            "CREATE TABLE {} (k VARBINARY(512) PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB",
+            tables.registers
+        ))
+        .map_err(unavailable)?;
+        // The tables exist from here: record them, so a failure below still drops them later.
+        created.current = Some(tables.clone());
+        let insert = format!("INSERT INTO {} (k, v) VALUES (?, ?)", tables.registers);
+        conn.query_drop("START TRANSACTION").map_err(unavailable)?;
+        for (key, value) in registers {
+            conn.exec_drop(&insert, (key_text(key), *value)).map_err(|e| AdapterError::Unavailable {
+                system: NAME,
+                message: format!("initial register {key}: {e}"),
+            })?;
+        }
+        conn.query_drop("COMMIT").map_err(unavailable)
+    }
+
+    fn prepare_records(&self, fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {
+        let table = lock(&self.tables).current.as_ref().map(|t| t.records.clone()).ok_or_else(|| {
+            AdapterError::Unavailable { system: NAME, message: "prepare_records before prepare".into() }
+        })?;
+        let mut conn = self.conn()?;
+        let columns: String = (0..fields).map(|f| format!(", field{f} LONGBLOB NOT NULL")).collect();
+        conn.query_drop(format!("DROP TABLE IF EXISTS {table}")).map_err(unavailable)?;
+        conn.query_drop(format!("CREATE TABLE {table} (k VARBINARY(512) PRIMARY KEY{columns}) ENGINE=InnoDB"))
+            .map_err(unavailable)?;
+        let placeholders = ", ?".repeat(fields);
+        let insert = format!("INSERT INTO {table} VALUES (?{placeholders})");
+        conn.query_drop("START TRANSACTION").map_err(unavailable)?;
+        for (key, record) in records {
+            if record.len() != fields {
+                return Err(AdapterError::Unavailable {
+                    system: NAME,
+                    message: format!("record {key} has {} fields, not {fields}", record.len()),
+                });
+            }
+            let params: Vec<Value> = std::iter::once(Value::from(key_text(key)))
+                .chain(record.iter().map(|f| Value::from(f.as_slice())))
+                .collect();
+            conn.exec_drop(&insert, params).map_err(unavailable)?;
+        }
+        conn.query_drop("COMMIT").map_err(unavailable)
+    }
+
+    fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
+        let tables = lock(&self.tables).current.clone().ok_or_else(|| AdapterError::Unavailable {
+            system: NAME,
+            message: "connect before prepare: no tables yet".into(),
+        })?;
+        let conn = self.conn()?;
+        let kill = Arc::new(MyKill { admin: Arc::clone(&self.admin), id: conn.connection_id() });
+        Ok(Box::new(Tracked::new(MyConn { conn, tables, kill, committing: false, lost: false })))
+    }
+}
+
+impl Drop for MariadbSystem {
+    fn drop(&mut self) {
+        let Created { current, mut stale } = std::mem::take(&mut *lock(&self.tables));
+        stale.extend(current);
+        if stale.is_empty() {
+            return;
+        }
+        if let Ok(mut conn) = self.conn()
+            && conn.query_drop(format!("SET SESSION lock_wait_timeout = {DROP_LOCK_TIMEOUT_S}")).is_ok()
+        {
+            Self::drop_tables(&mut conn, stale);
+        }
+    }
+}
+
+/// A connection kept for killing sessions' connections.
+struct Admin {
+    opts: Opts,
+    conn: Mutex<Option<Conn>>,
+}
+
+/// Kills a MariaDB session with `KILL CONNECTION`, as an operator would.
+struct MyKill {
+    admin: Arc<Admin>,
+    /// The session's connection id (`CONNECTION_ID()`).
+    id: u32,
+}
+
+impl MyKill {
+    /// Runs `sql` on the admin connection, replacing a broken one once; `None` if it could not.
+    fn admin_query<T: FromValue>(&self, sql: &str) -> Option<Option<T>> {
+        let mut conn = lock(&self.admin.conn);
+        for _ in 0..2 {
+            if conn.is_none() {
+                *conn = Conn::new(self.admin.opts.clone()).ok();
+            }
+            let c = conn.as_mut()?;
+            match c.query_first::<T, _>(sql) {
+                Ok(answer) => return Some(answer),
+                // The connection answered: the statement itself failed (1094: no such connection any more).
+                Err(mysql::Error::MySqlError(_)) => return None,
+                Err(_) => *conn = None,
+            }
+        }
+        None
+    }
+}
+
+impl KillSwitch for MyKill {
+    fn kill(&self) {
+        self.admin_query::<i64>(&format!("KILL CONNECTION {}", self.id));
+    }
+
+    fn waiting(&self) -> Option<bool> {
+        let sql = format!(
+            "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = {} AND trx_state = 'LOCK WAIT'",
+            self.id
+        );
+        self.admin_query::<i64>(&sql).flatten().map(|n| n > 0)
+    }
+}
+
+/// One session's connection, running each call as it comes (see [`Tracked`] for the state around it).
+struct MyConn {
+    conn: Conn,
+    tables: Tables,
+    kill: Arc<MyKill>,
+    committing: bool,
+    /// Whether an error said the connection is gone; nothing more is sent on it.
+    lost: bool,
+}
+
+impl MyConn {
+    fn rows(&mut self, sql: String, params: Vec<Value>) -> Result<Vec<Row>, TxnError> {
+        let result = self.conn.exec::<Row, _, _>(sql, params);
+        result.map_err(|e| self.error(&e))
+    }
+
+    /// Runs a statement; the rows it matched.
+    fn execute(&mut self, sql: String, params: Vec<Value>) -> Result<u64, TxnError> {
+        let result = self.conn.exec_drop(sql, params);
+        result.map(|()| self.conn.affected_rows()).map_err(|e| self.error(&e))
+    }
+
+    fn text(&mut self, sql: &str) -> Result<(), TxnError> {
+        let result = self.conn.query_drop(sql);
+        result.map_err(|e| self.error(&e))
+    }
+
+    fn error(&mut self, e: &mysql::Error) -> TxnError {
+        let error = classify(fault(e), self.committing, e.to_string());
+        self.lost |= error.session_lost;
+        error
+    }
+}
+
+/// What went wrong, as far as a history cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Fault {
+    /// The connection is gone: an I/O error, a broken packet stream, or the server saying so (killed,
+    /// shutting down, gone away).
+    Lost,
+    /// The server answered with an error, with this error number.
+    Server(u16),
+    /// The client failed on its own (a value it could not decode, bad parameters).
+    Client,
+}
+
+/// Server error numbers that mean the connection is gone: 1053 server shutdown, 1152 and 1158-1161 network
+/// errors, 1927 connection killed, 2006 gone away, 2013 lost during query, 4031 disconnected for
+/// inactivity (MySQL).
+const LOST: [u16; 10] = [1053, 1152, 1158, 1159, 1160, 1161, 1927, 2006, 2013, 4031];
+
+/// Server error numbers that say the run itself is broken, not the transaction: no such database
+/// (1049), table (1146) or column (1054), a syntax error (1064), access denied (1044, 1045, 1142, 1143).
+const BROKEN_RUN: [u16; 8] = [1044, 1045, 1049, 1054, 1064, 1142, 1143, 1146];
+
+fn fault(e: &mysql::Error) -> Fault {
+    match e {
+        mysql::Error::IoError(_) | mysql::Error::CodecError(_) => Fault::Lost,
+        mysql::Error::DriverError(
+            mysql::DriverError::ConnectTimeout
+            | mysql::DriverError::CouldNotConnect(_)
+            | mysql::DriverError::PacketOutOfSync
+            | mysql::DriverError::UnexpectedPacket
+            | mysql::DriverError::Timeout,
+        ) => Fault::Lost,
+        mysql::Error::MySqlError(m) if LOST.contains(&m.code) => Fault::Lost,
+        mysql::Error::MySqlError(m) => Fault::Server(m.code),
+        _ => Fault::Client,
+    }
+}
+
+/// What an error means for the history.
+///
+/// | error                                            | before COMMIT             | in answer to COMMIT         |
+/// |--------------------------------------------------|---------------------------|-----------------------------|
+/// | connection lost (I/O, 1927 killed, 2013, ...)    | Aborted, session lost     | Indeterminate, session lost |
+/// | a run that cannot work (1146 no table, 1064, ...) | Fatal                     | Fatal                       |
+/// | any other server error (1213, 1205, 1020, 1062)  | Aborted (its number)      | Aborted (its number)        |
+/// | an error of the client itself                    | Fatal                     | Fatal                       |
+///
+/// After 1213 InnoDB has rolled back the whole transaction; after 1205 and most others only the
+/// statement: either way the session's transaction state rolls back the rest at once, so the abort
+/// certainly had no effect.
+fn classify(fault: Fault, committing: bool, message: String) -> TxnError {
+    match fault {
+        // The server rolls back a transaction whose connection is gone, unless its COMMIT got there first.
+        Fault::Lost => TxnError {
+            failure: if committing { Failure::Indeterminate } else { Failure::Aborted },
+            cause: "connection lost".into(),
+            message,
+            session_lost: true,
+        },
+        Fault::Server(code) if BROKEN_RUN.contains(&code) => TxnError::fatal(code.to_string(), message),
+        Fault::Server(code) => TxnError::aborted(code.to_string(), message),
+        Fault::Client => TxnError::fatal("mysql-client", message),
+    }
+}
+
+fn level_sql(level: Level) -> &'static str {
+    match level {
+        Level::ReadUncommitted => "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED",
+        Level::ReadCommitted => "SET TRANSACTION ISOLATION LEVEL READ COMMITTED",
+        Level::SnapshotIsolation | Level::RepeatableRead => "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+        Level::Serializable => "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+    }
+}
+
+/// A row's column, or a fatal error if it is missing or does not decode.
+fn column<T: FromValue>(row: &Row, i: usize) -> Result<T, TxnError> {
+    match row.get_opt::<T, usize>(i) {
+        Some(Ok(value)) => Ok(value),
+        Some(Err(e)) => Err(TxnError::fatal("mysql-client", format!("column {i}: {e}"))),
+        None => Err(TxnError::fatal("mysql-client", format!("no column {i}"))),
+    }
+}
+
+/// The key in a row's first column.
+fn key_column(row: &Row) -> Result<Key, TxnError> {
+    let bytes: Vec<u8> = column(row, 0)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| TxnError::fatal("bad-key", format!("the key column holds bytes that are not UTF-8: {e}")))?;
+    key_of_text(&text)
+}
+
+/// A list as the text column holds it: elements separated by commas.
+fn list_of_text(text: &str) -> Result<Vec<i64>, TxnError> {
+    text.split(',').map(|e| e.parse::<i64>()).collect::<Result<_, _>>().map_err(|_| {
+        TxnError::fatal("bad-list", format!("the list column holds {text:?}, which isocheck did not write"))
+    })
+}
+
+/// A predicate's condition with `?` placeholders, and its values as parameters.
+fn condition(predicate: &Predicate) -> (String, Vec<Value>) {
+    let (condition, values) = predicate_condition(predicate, |_| "?".to_string());
+    (condition, values.into_iter().map(Value::from).collect())
+}
+
+impl Session for MyConn {
+    fn begin(&mut self, level: Level) -> Result<(), TxnError> {
+        self.text(level_sql(level))?;
+        self.text("START TRANSACTION")
+    }
+
+    fn read_list(&mut self, key: &Key) -> Result<Vec<i64>, TxnError> {
+        let sql = format!("SELECT v FROM {} WHERE k = ?", self.tables.lists);
+        let rows = self.rows(sql, vec![key_text(key).into()])?;
+        rows.first().map_or(Ok(Vec::new()), |row| list_of_text(&column::<String>(row, 0)?))
+    }
+
+    fn append(&mut self, key: &Key, element: i64) -> Result<(), TxnError> {
+        let sql = format!(
+            "INSERT INTO {} (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = CONCAT_WS(',', v, VALUES(v))",
+            self.tables.lists
+        );
+        self.execute(sql, vec![key_text(key).into(), element.to_string().into()]).map(drop)
+    }
+
+    fn read(&mut self, key: &Key) -> Result<Option<i64>, TxnError> {
+        let sql = format!("SELECT v FROM {} WHERE k = ?", self.tables.registers);
+        let rows = self.rows(sql, vec![key_text(key).into()])?;
+        rows.first().map(|row| column(row, 0)).transpose()
+    }
+
+    fn write(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
+        let sql =
+            format!("INSERT INTO {} (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)", self.tables.registers);
+        self.execute(sql, vec![key_text(key).into(), value.into()]).map(drop)
+    }
+
+    fn insert(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
+        let sql = format!("INSERT INTO {} (k, v) VALUES (?, ?)", self.tables.registers);
+        self.execute(sql, vec![key_text(key).into(), value.into()]).map(drop)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<bool, TxnError> {
+        let sql = format!("DELETE FROM {} WHERE k = ?", self.tables.registers);
+        self.execute(sql, vec![key_text(key).into()]).map(|n| n > 0)
+    }
+
+    fn scan(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
+        let (condition, params) = condition(predicate);
+        let sql = format!("SELECT k, v FROM {} WHERE {condition}", self.tables.registers);
+        let rows = self.rows(sql, params)?;
+        rows.iter().map(|row| Ok((key_column(row)?, column(row, 1)?))).collect()
+    }
+
+    fn read_record(&mut self, key: &Key) -> Result<Option<Record>, TxnError> {
+        let sql = format!("SELECT * FROM {} WHERE k = ?", self.tables.records);
+        let rows = self.rows(sql, vec![key_text(key).into()])?;
+        rows.first().map(|row| (1..row.len()).map(|i| column::<Vec<u8>>(row, i)).collect()).transpose()
+    }
+
+    fn update_field(&mut self, key: &Key, field: usize, value: &[u8]) -> Result<bool, TxnError> {
+        let sql = format!("UPDATE {} SET field{field} = ? WHERE k = ?", self.tables.records);
+        // Rows matched, not rows changed (CLIENT_FOUND_ROWS): an update to the same bytes still found it.
+        self.execute(sql, vec![value.into(), key_text(key).into()]).map(|n| n > 0)
+    }
+
+    fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
+        let (condition, params) = condition(predicate);
+        let sql = format!("DELETE FROM {} WHERE {condition} RETURNING k, v", self.tables.registers);
+        let rows = self.rows(sql, params)?;
+        rows.iter().map(|row| Ok((key_column(row)?, column(row, 1)?))).collect()
+    }
+
+    fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
+        if matches!(change, Change::Set(_)) && !matches!(predicate, Predicate::Eq(_)) {
+            // The same contract as every adapter's, although the locking read below knows the old values.
+            return Err(Change::set_needs_equality(predicate));
+        }
+        let (condition, params) = condition(predicate);
+        let sql = format!("SELECT k, v FROM {} WHERE {condition} FOR UPDATE", self.tables.registers);
+        let rows = self.rows(sql, params)?;
+        let mut changed = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let (key, old): (Key, i64) = (key_column(row)?, column(row, 1)?);
+            let new = change.apply(old);
+            let sql = format!("UPDATE {} SET v = ? WHERE k = ?", self.tables.registers);
+            self.execute(sql, vec![new.into(), key_text(&key).into()])?;
+            changed.push((key, old, new));
+        }
+        Ok(changed)
+    }
+
+    fn commit(&mut self) -> Result<(), TxnError> {
+        self.committing = true;
+        let result = self.text("COMMIT");
+        self.committing = false;
+        result
+    }
+
+    fn rollback(&mut self) -> Result<(), TxnError> {
+        if self.lost {
+            return Err(classify(Fault::Lost, false, "the connection was lost".into()));
+        }
+        self.text("ROLLBACK")
+    }
+
+    fn kill_switch(&self) -> Option<Arc<dyn KillSwitch>> {
+        Some(Arc::clone(&self.kill) as Arc<dyn KillSwitch>)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classified(fault: Fault, committing: bool) -> (Failure, String, bool) {
+        let e = classify(fault, committing, "message".into());
+        (e.failure, e.cause, e.session_lost)
+    }
+
+    #[test]
+    fn the_classification_table() {
+        let cases = [
+            (Fault::Lost, false, (Failure::Aborted, "connection lost", true)),
+            (Fault::Lost, true, (Failure::Indeterminate, "connection lost", true)),
+            (Fault::Server(1213), false, (Failure::Aborted, "1213", false)),
+            (Fault::Server(1213), true, (Failure::Aborted, "1213", false)),
+            (Fault::Server(1205), false, (Failure::Aborted, "1205", false)),
+            (Fault::Server(1020), false, (Failure::Aborted, "1020", false)),
+            (Fault::Server(1062), false, (Failure::Aborted, "1062", false)),
+            (Fault::Server(1406), false, (Failure::Aborted, "1406", false)),
+            (Fault::Server(1146), false, (Failure::Fatal, "1146", false)),
+            (Fault::Server(1064), true, (Failure::Fatal, "1064", false)),
+            (Fault::Client, false, (Failure::Fatal, "mysql-client", false)),
+        ];
+        for (fault, committing, (failure, cause, lost)) in cases {
+            let what = format!("{fault:?} committing={committing}");
+            assert_eq!(classified(fault, committing), (failure, cause.to_string(), lost), "{what}");
+        }
+    }
+
+    #[test]
+    fn server_errors_that_end_the_connection_are_lost_connections() {
+        for code in LOST {
+            let e = mysql::Error::MySqlError(mysql::MySqlError { state: "HY000".into(), message: "gone".into(), code });
+            assert_eq!(fault(&e), Fault::Lost, "{code}");
+        }
+        let io = mysql::Error::IoError(std::io::Error::from(std::io::ErrorKind::UnexpectedEof));
+        assert_eq!(fault(&io), Fault::Lost);
+        let deadlock = mysql::Error::MySqlError(mysql::MySqlError {
+            state: "40001".into(),
+            message: "Deadlock".into(),
+            code: 1213,
+        });
+        assert_eq!(fault(&deadlock), Fault::Server(1213));
+    }
+
+    #[test]
+    fn lists_are_comma_separated_and_anything_else_is_fatal() {
+        assert_eq!(list_of_text("5").unwrap(), vec![5]);
+        assert_eq!(list_of_text("5,-6,7").unwrap(), vec![5, -6, 7]);
+        for text in ["", "5,", "x", "1,,2"] {
+            assert_eq!(list_of_text(text).unwrap_err().failure, Failure::Fatal, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn session_parameters_leave_the_url_and_become_set_statements() {
+        let url = "mysql://root@127.0.0.1:3306/isocheck";
+        assert_eq!(take_session_params(url).unwrap(), (url.to_string(), SessionParams::default()));
+        let (rest, params) = take_session_params(&format!("{url}?innodb_snapshot_isolation=ON")).unwrap();
+        assert_eq!(rest, url);
+        assert_eq!(params.snapshot, Some(true));
+        assert_eq!(params.statements, ["SET SESSION innodb_snapshot_isolation = ON"]);
+        let (rest, params) = take_session_params(&format!(
+            "{url}?prefer_socket=false&innodb_lock_wait_timeout=1&innodb_snapshot_isolation=off"
+        ))
+        .unwrap();
+        assert_eq!(rest, format!("{url}?prefer_socket=false"));
+        assert_eq!(params.snapshot, Some(false));
+        assert_eq!(
+            params.statements,
+            ["SET SESSION innodb_lock_wait_timeout = 1", "SET SESSION innodb_snapshot_isolation = OFF"]
+        );
+        for bad in ["innodb_snapshot_isolation=maybe", "innodb_lock_wait_timeout=1;DROP", "innodb_lock_wait_timeout"] {
+            assert!(take_session_params(&format!("{url}?{bad}")).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn fresh_tables_never_share_a_name_and_fit_mariadb_identifiers() {
+        let (a, b) = (Tables::fresh(), Tables::fresh());
+        assert_ne!(a.lists, b.lists);
+        assert!(a.registers.len() <= 64, "{} is longer than MariaDB's 64 characters", a.registers);
+    }
+
+    #[test]
+    fn every_level_sets_its_own_isolation_clause() {
+        assert_eq!(level_sql(Level::ReadUncommitted), "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
+        assert_eq!(level_sql(Level::ReadCommitted), "SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+        assert_eq!(level_sql(Level::SnapshotIsolation), "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+        assert_eq!(level_sql(Level::RepeatableRead), "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+        assert_eq!(level_sql(Level::Serializable), "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+    }
+}

@@ -1,0 +1,348 @@
+//! The MariaDB adapter against a real server (`ISOCHECK_MYSQL_URL`; `./scripts/test` starts one): the
+//! shared checks, then each level's behaviour and each failure class produced for real — repeatable
+//! read's lost update and write skew committed (Hermitage's MySQL column), the 1020 abort with
+//! `innodb_snapshot_isolation` on, serializable's locking reads, deadlocks (1213), lock wait timeouts
+//! (1205, after which the adapter rolls back the rest), dirty reads at read uncommitted, killed
+//! connections — and runs that share a server without meeting. Every wait is on the server's own
+//! report that a session waits for a lock, never on a sleep, so a busy machine only makes them slower.
+//!
+//! Without `ISOCHECK_MYSQL_URL` these tests print a notice and pass, unless `ISOCHECK_MYSQL_REQUIRED` is
+//! set: then, as when the URL is set but the server does not answer, they fail.
+
+mod common;
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use adapters::{AdapterError, Failure, KillSwitch, Level, LevelSupport, MariadbSystem, System};
+use common::{assert_aborted, begun, k, list, registers, rows};
+use histories::Predicate;
+
+fn url() -> Option<String> {
+    match std::env::var(MariadbSystem::URL_VAR) {
+        Ok(url) => Some(url),
+        Err(_) if std::env::var_os("ISOCHECK_MYSQL_REQUIRED").is_some() => {
+            panic!("ISOCHECK_MYSQL_REQUIRED is set, but {} is not", MariadbSystem::URL_VAR)
+        }
+        Err(_) => {
+            eprintln!("notice: {} is not set; this MariaDB test checks nothing", MariadbSystem::URL_VAR);
+            None
+        }
+    }
+}
+
+/// The URL with these session parameters added.
+fn url_with(params: &str) -> Option<String> {
+    let url = url()?;
+    let joiner = if url.contains('?') { '&' } else { '?' };
+    Some(format!("{url}{joiner}{params}"))
+}
+
+fn open(url: &str) -> MariadbSystem {
+    MariadbSystem::new(url).unwrap_or_else(|e| panic!("MariaDB at {url} does not answer: {e}"))
+}
+
+fn system() -> Option<MariadbSystem> {
+    url().map(|url| open(&url))
+}
+
+#[test]
+fn statements_round_trip() {
+    let Some(system) = system() else { return };
+    common::statements_round_trip(&system);
+}
+
+#[test]
+fn records_round_trip() {
+    let Some(system) = system() else { return };
+    common::records_round_trip(&system);
+}
+
+#[test]
+fn predicate_writes_report_what_they_saw() {
+    let Some(system) = system() else { return };
+    common::predicate_writes_report_what_they_saw(&system);
+}
+
+#[test]
+fn string_keys_keep_their_type() {
+    let Some(system) = system() else { return };
+    common::string_keys_keep_their_type(&system);
+}
+
+#[test]
+fn string_keys_are_compared_byte_for_byte() {
+    let Some(system) = system() else { return };
+    // A case-insensitive or space-padding collation would make these one key.
+    system.prepare(&[("a".into(), 1), ("A".into(), 2), ("a ".into(), 3)]).unwrap();
+    assert_eq!(registers(&system), rows([("a", 1), ("A", 2), ("a ", 3)]));
+}
+
+#[test]
+fn an_insert_of_an_existing_key_aborts_without_effect() {
+    let Some(system) = system() else { return };
+    common::an_insert_of_an_existing_key_aborts_without_effect(&system, "1062");
+}
+
+#[test]
+fn rollback_discards_and_needs_no_transaction() {
+    let Some(system) = system() else { return };
+    common::rollback_discards_and_needs_no_transaction(&system);
+}
+
+#[test]
+fn a_killed_session_loses_its_transaction() {
+    let Some(system) = system() else { return };
+    common::a_killed_session_loses_its_transaction(&system, "connection lost");
+}
+
+#[test]
+fn a_session_killed_while_idle_fails_its_next_begin() {
+    let Some(system) = system() else { return };
+    common::a_session_killed_while_idle_fails_its_next_begin(&system, "connection lost");
+}
+
+#[test]
+fn a_commit_sent_to_a_killed_connection_is_indeterminate() {
+    let Some(system) = system() else { return };
+    system.prepare(&[]).unwrap();
+    let mut s = begun(&system, Level::Serializable);
+    s.append(&k(1), 1).unwrap();
+    s.kill_switch().unwrap().kill();
+    let err = s.commit().unwrap_err();
+    assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Indeterminate, "connection lost", true));
+    assert_eq!(list(&system, &k(1)), Vec::<i64>::new(), "here, in fact, it had not");
+}
+
+/// Hermitage's P4: both read, one updates and commits, then the other updates and commits.
+fn lost_update(system: &MariadbSystem) -> (Result<(), adapters::TxnError>, Result<(), adapters::TxnError>) {
+    system.prepare(&[(k(1), 10)]).unwrap();
+    let (mut a, mut b) = (begun(system, Level::RepeatableRead), begun(system, Level::RepeatableRead));
+    assert_eq!(a.read(&k(1)).unwrap(), Some(10));
+    assert_eq!(b.read(&k(1)).unwrap(), Some(10));
+    a.write(&k(1), 11).unwrap();
+    a.commit().unwrap();
+    let b_write = b.write(&k(1), 11);
+    (b_write, b.commit())
+}
+
+#[test]
+fn a_lost_update_at_repeatable_read_commits_as_hermitage_found_in_mysql() {
+    let Some(system) = system() else { return };
+    assert_eq!(system.snapshot_isolation(), Some(false), "the test server runs MariaDB's default");
+    let (write, commit) = lost_update(&system);
+    write.unwrap();
+    commit.unwrap();
+    // Both wrote 11 over the 10 they read: one increment is lost (and the server reported "Changed: 0").
+    assert_eq!(registers(&system), rows([(1, 11)]));
+}
+
+#[test]
+fn with_innodb_snapshot_isolation_on_the_lost_update_aborts_with_1020() {
+    let Some(url) = url_with("innodb_snapshot_isolation=on") else { return };
+    let system = open(&url);
+    assert_eq!(system.snapshot_isolation(), Some(true));
+    let (write, commit) = lost_update(&system);
+    assert_aborted(write, "1020");
+    assert_aborted(commit, "in-failed-transaction");
+    assert_eq!(registers(&system), rows([(1, 11)]), "the first writer's update stands alone");
+}
+
+/// Two doctors on call; each transaction sees both on call and takes one off.
+#[test]
+fn a_write_skew_at_repeatable_read_commits_both() {
+    let Some(system) = system() else { return };
+    system.prepare(&[(k(1), 1), (k(2), 1)]).unwrap();
+    let (mut a, mut b) = (begun(&system, Level::RepeatableRead), begun(&system, Level::RepeatableRead));
+    for s in [&mut a, &mut b] {
+        assert_eq!(s.scan(&Predicate::Eq(1)).unwrap(), rows([(1, 1), (2, 1)]));
+    }
+    a.write(&k(1), 0).unwrap();
+    b.write(&k(2), 0).unwrap();
+    a.commit().unwrap();
+    b.commit().unwrap();
+    assert_eq!(registers(&system), rows([(1, 0), (2, 0)]), "nobody on call");
+}
+
+/// Runs `second` on another thread and waits until the server reports its session waiting for a lock
+/// (however long a busy machine takes to get it there); then runs `meanwhile` and returns both results.
+fn while_waiting<T: Send, U>(
+    waiting: &dyn KillSwitch,
+    second: impl FnOnce() -> T + Send,
+    meanwhile: impl FnOnce() -> U,
+) -> (T, U) {
+    thread::scope(|scope| {
+        let waiter = scope.spawn(second);
+        let started = Instant::now();
+        while waiting.waiting() != Some(true) {
+            assert!(!waiter.is_finished(), "the second statement returned without waiting for the lock");
+            assert!(started.elapsed() < Duration::from_secs(60), "the second statement never waited for the lock");
+            thread::sleep(Duration::from_millis(5));
+        }
+        let meanwhile = meanwhile();
+        (waiter.join().unwrap(), meanwhile)
+    })
+}
+
+#[test]
+fn a_write_skew_at_serializable_deadlocks_and_one_transaction_aborts_with_1213() {
+    let Some(system) = system() else { return };
+    system.prepare(&[(k(1), 1), (k(2), 1)]).unwrap();
+    let (mut a, mut b) = (begun(&system, Level::Serializable), begun(&system, Level::Serializable));
+    // InnoDB's serializable reads take shared locks: each write waits for the other's.
+    for s in [&mut a, &mut b] {
+        assert_eq!(s.scan(&Predicate::Eq(1)).unwrap(), rows([(1, 1), (2, 1)]));
+    }
+    let a_waits = a.kill_switch().unwrap();
+    let (a_result, b_result) = while_waiting(
+        &*a_waits,
+        || a.write(&k(1), 0).and_then(|()| a.commit()),
+        || b.write(&k(2), 0).and_then(|()| b.commit()),
+    );
+    let (aborted, committed) = match (a_result, b_result) {
+        (Err(e), Ok(())) => (e, rows([(1, 1), (2, 0)])),
+        (Ok(()), Err(e)) => (e, rows([(1, 0), (2, 1)])),
+        other => panic!("expected exactly one deadlock victim, got {other:?}"),
+    };
+    assert_eq!((aborted.failure, aborted.cause.as_str(), aborted.session_lost), (Failure::Aborted, "1213", false));
+    assert_eq!(registers(&system), committed, "the victim left no trace; somebody is on call");
+}
+
+#[test]
+fn a_lock_wait_timeout_aborts_with_1205_and_the_adapter_rolls_back_the_rest() {
+    let Some(url) = url_with("innodb_lock_wait_timeout=1") else { return };
+    let system = open(&url);
+    system.prepare(&[(k(1), 0), (k(2), 0)]).unwrap();
+    let (mut a, mut b) = (begun(&system, Level::ReadCommitted), begun(&system, Level::ReadCommitted));
+    a.write(&k(1), 1).unwrap();
+    b.write(&k(2), 2).unwrap();
+    // InnoDB rolls back only the timed-out statement; b's first write must not survive.
+    assert_aborted(b.write(&k(1), 2), "1205");
+    assert_aborted(b.commit(), "in-failed-transaction");
+    a.commit().unwrap();
+    assert_eq!(registers(&system), rows([(1, 1), (2, 0)]));
+    b.begin(Level::ReadCommitted).unwrap();
+    assert_eq!(b.read(&k(2)).unwrap(), Some(0), "the session goes on, in a fresh transaction");
+    b.commit().unwrap();
+}
+
+#[test]
+fn read_uncommitted_reads_a_write_not_yet_committed_and_read_committed_does_not() {
+    let Some(system) = system() else { return };
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let mut writer = begun(&system, Level::ReadCommitted);
+    writer.write(&k(1), 1).unwrap();
+    let mut dirty = begun(&system, Level::ReadUncommitted);
+    assert_eq!(dirty.read(&k(1)).unwrap(), Some(1));
+    dirty.commit().unwrap();
+    let mut clean = begun(&system, Level::ReadCommitted);
+    assert_eq!(clean.read(&k(1)).unwrap(), Some(0));
+    clean.commit().unwrap();
+    writer.rollback().unwrap();
+    assert_eq!(registers(&system), rows([(1, 0)]));
+}
+
+#[test]
+fn each_transaction_runs_at_its_own_level() {
+    let Some(system) = system() else { return };
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let mut reader = system.connect().unwrap();
+    let mut writer = system.connect().unwrap();
+    // Serializable is left out: its read would lock the row the writer needs (see the deadlock test).
+    for level in [Level::ReadCommitted, Level::RepeatableRead, Level::ReadUncommitted, Level::RepeatableRead] {
+        reader.begin(level).unwrap();
+        let first = reader.read(&k(1)).unwrap().unwrap();
+        writer.begin(Level::ReadCommitted).unwrap();
+        writer.write(&k(1), first + 1).unwrap();
+        writer.commit().unwrap();
+        let second = reader.read(&k(1)).unwrap().unwrap();
+        reader.commit().unwrap();
+        // Read (un)committed sees each statement's latest commit; repeatable read its first read's snapshot.
+        let expected = if level == Level::RepeatableRead { first } else { first + 1 };
+        assert_eq!(second, expected, "{level}: read {first}, then {second}");
+    }
+}
+
+#[test]
+fn an_append_at_repeatable_read_waits_then_applies_to_the_latest_list_which_the_snapshot_then_shows() {
+    let Some(system) = system() else { return };
+    system.prepare(&[]).unwrap();
+    let mut a = begun(&system, Level::RepeatableRead);
+    a.append(&k(1), 1).unwrap();
+    let mut b = begun(&system, Level::RepeatableRead);
+    assert_eq!(b.read_list(&k(1)).unwrap(), Vec::<i64>::new(), "b's snapshot");
+    let b_waits = b.kill_switch().unwrap();
+    let (appended, committed) = while_waiting(&*b_waits, || b.append(&k(1), 2), || a.commit());
+    committed.unwrap();
+    appended.unwrap();
+    // No first-committer-wins: the upsert read the latest list, and b's snapshot now shows a's append,
+    // which it did not show before (what Elle calls a non-repeatable read inside one transaction).
+    assert_eq!(b.read_list(&k(1)).unwrap(), vec![1, 2]);
+    b.commit().unwrap();
+    assert_eq!(list(&system, &k(1)), vec![1, 2]);
+}
+
+#[test]
+fn levels_map_as_mariadb_names_them() {
+    let Some(system) = system() else { return };
+    let native = |name: &str| LevelSupport::Native { name: name.into() };
+    assert_eq!(system.level(Level::ReadUncommitted), native("READ UNCOMMITTED"));
+    assert_eq!(system.level(Level::ReadCommitted), native("READ COMMITTED"));
+    assert_eq!(system.level(Level::RepeatableRead), native("REPEATABLE READ"));
+    assert_eq!(system.level(Level::Serializable), native("SERIALIZABLE"));
+    match system.level(Level::SnapshotIsolation) {
+        LevelSupport::Mapped { to, why } => {
+            assert_eq!(to, "REPEATABLE READ");
+            assert!(why.starts_with("MariaDB's repeatable read is not snapshot isolation"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(system.version().starts_with("MariaDB "), "{}", system.version());
+}
+
+#[test]
+fn two_systems_prepared_at_once_use_different_tables() {
+    let Some(one) = system() else { return };
+    let Some(two) = system() else { return };
+    one.prepare(&[(k(1), 1)]).unwrap();
+    two.prepare(&[(k(1), 2)]).unwrap();
+    assert_ne!(one.tables(), two.tables());
+    let mut s = begun(&one, Level::Serializable);
+    s.write(&k(1), 10).unwrap();
+    s.append(&k(1), 10).unwrap();
+    s.commit().unwrap();
+    assert_eq!(registers(&two), rows([(1, 2)]));
+    assert_eq!(list(&two, &k(1)), Vec::<i64>::new());
+    assert_eq!(registers(&one), rows([(1, 10)]));
+}
+
+#[test]
+fn prepare_drops_the_previous_runs_tables_and_dropping_the_system_drops_the_last() {
+    use mysql::prelude::Queryable;
+    let Some(url) = url() else { return };
+    let system = open(&url);
+    let mut conn = mysql::Conn::new(mysql::Opts::from_url(&url).unwrap()).unwrap();
+    let mut exists = |name: &str| -> bool {
+        let sql = "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?";
+        conn.exec_first::<i64, _, _>(sql, (name,)).unwrap() == Some(1)
+    };
+    system.prepare(&[]).unwrap();
+    let (lists, registers) = system.tables().unwrap();
+    assert!(exists(&lists) && exists(&registers));
+    system.prepare(&[]).unwrap();
+    assert!(!exists(&lists) && !exists(&registers));
+    let (lists, registers) = system.tables().unwrap();
+    drop(system);
+    assert!(!exists(&lists) && !exists(&registers));
+}
+
+#[test]
+fn connecting_before_prepare_or_to_no_server_is_unavailable() {
+    let Some(system) = system() else { return };
+    assert!(matches!(system.connect().err(), Some(AdapterError::Unavailable { system: "mariadb", .. })));
+    // Nothing listens on port 1 of the loopback address.
+    let nowhere = MariadbSystem::new("mysql://root@127.0.0.1:1/isocheck");
+    assert!(matches!(nowhere.err(), Some(AdapterError::Unavailable { system: "mariadb", .. })));
+    let bad = MariadbSystem::new("mysql://root@127.0.0.1:1/isocheck?innodb_lock_wait_timeout=soon");
+    assert!(matches!(bad.err(), Some(AdapterError::Unavailable { system: "mariadb", .. })));
+}
