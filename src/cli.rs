@@ -496,6 +496,8 @@ pub enum DbName {
     Sqlite,
     /// PostgreSQL at --url.
     Postgres,
+    /// MariaDB at --url (mysql://user@host:port/db) or ISOCHECK_MYSQL_URL.
+    Mariadb,
 }
 
 /// `--workload` for runs.

@@ -74,6 +74,22 @@ pub fn pg_url(test: &str) -> Option<String> {
     }
 }
 
+/// MariaDB's URL for tests that need a server: `ISOCHECK_MYSQL_URL`. Under the test command
+/// (`ISOCHECK_MYSQL_REQUIRED` set) a missing server is a failure, never a skip; run alone without either
+/// variable, the test says so and passes vacuously.
+pub fn mysql_url(test: &str) -> Option<String> {
+    match std::env::var("ISOCHECK_MYSQL_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ if std::env::var_os("ISOCHECK_MYSQL_REQUIRED").is_some() => {
+            panic!("{test} needs MariaDB: ISOCHECK_MYSQL_REQUIRED is set but ISOCHECK_MYSQL_URL is not")
+        }
+        _ => {
+            eprintln!("{test}: skipped, no MariaDB (set ISOCHECK_MYSQL_URL, or run ./scripts/test)");
+            None
+        }
+    }
+}
+
 /// Runs `isocheck run` with these flags into a fresh temporary directory; returns the exit code, the
 /// JSON result and the directory (which holds `run/history.jsonl`).
 pub fn run_json(extra: &[&str]) -> (i32, serde_json::Value, tempfile::TempDir) {

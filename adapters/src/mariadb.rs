@@ -241,6 +241,15 @@ impl System for MariadbSystem {
         }
     }
 
+    fn system_settings(&self) -> Vec<(&'static str, String)> {
+        let value = match self.snapshot_isolation {
+            Some(true) => "ON",
+            Some(false) => "OFF",
+            None => "absent (the server has no such variable)",
+        };
+        vec![(SNAPSHOT_PARAM, value.to_string())]
+    }
+
     fn prepare(&self, registers: &[(Key, i64)]) -> Result<(), AdapterError> {
         let mut conn = self.conn()?;
         conn.query_drop(format!("SET SESSION lock_wait_timeout = {DROP_LOCK_TIMEOUT_S}")).map_err(unavailable)?;

@@ -26,6 +26,12 @@ pub trait System: Send + Sync {
     /// How the system runs a requested level.
     fn level(&self, requested: Level) -> LevelSupport;
 
+    /// Server settings that change what a level means, as the system read them (MariaDB:
+    /// `innodb_snapshot_isolation`), for `run.json`; none by default.
+    fn system_settings(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
     /// Creates fresh, empty tables for a run, with these initial register rows.
     fn prepare(&self, registers: &[(Key, i64)]) -> Result<(), AdapterError>;
 

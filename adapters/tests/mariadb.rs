@@ -130,6 +130,7 @@ fn lost_update(system: &MariadbSystem) -> (Result<(), adapters::TxnError>, Resul
 fn a_lost_update_at_repeatable_read_commits_as_hermitage_found_in_mysql() {
     let Some(system) = system() else { return };
     assert_eq!(system.snapshot_isolation(), Some(false), "the test server runs MariaDB's default");
+    assert_eq!(system.system_settings(), [("innodb_snapshot_isolation", "OFF".to_string())]);
     let (write, commit) = lost_update(&system);
     write.unwrap();
     commit.unwrap();
@@ -142,6 +143,7 @@ fn with_innodb_snapshot_isolation_on_the_lost_update_aborts_with_1020() {
     let Some(url) = url_with("innodb_snapshot_isolation=on") else { return };
     let system = open(&url);
     assert_eq!(system.snapshot_isolation(), Some(true));
+    assert_eq!(system.system_settings(), [("innodb_snapshot_isolation", "ON".to_string())]);
     let (write, commit) = lost_update(&system);
     assert_aborted(write, "1020");
     assert_aborted(commit, "in-failed-transaction");

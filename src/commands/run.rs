@@ -330,6 +330,7 @@ fn summary(
         "level_mapping": system.level(args.isolation).describe(),
         "documented_behaviour": adapters::documented_behaviour(system.name(), args.isolation)
             .map(|d| json!({"quote": d.quote, "link": d.link})),
+        "system_settings": system.system_settings().into_iter().collect::<std::collections::BTreeMap<_, _>>(),
         "workload": workload.name(),
         "parameters": workload.parameters(),
         "seed": variation.seed,

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use adapters::{EngineSystem, PostgresSystem, SqliteBegin, SqliteSystem, System};
+use adapters::{EngineSystem, MariadbSystem, PostgresSystem, SqliteBegin, SqliteSystem, System};
 use anyhow::{Context, bail};
 
 use crate::cli::{self, DbName};
@@ -14,6 +14,7 @@ pub fn db_name(db: DbName) -> &'static str {
         DbName::Engine => "engine",
         DbName::Sqlite => "sqlite",
         DbName::Postgres => "postgres",
+        DbName::Mariadb => "mariadb",
     }
 }
 
@@ -41,6 +42,17 @@ pub fn open(
                 format!("--db postgres needs --url or {} (postgres://user@host:port/database)", PostgresSystem::URL_VAR)
             })?;
             Arc::new(PostgresSystem::new(url)?)
+        }
+        DbName::Mariadb => {
+            // --url reads ISOCHECK_PG_URL when absent: a URL of another scheme is not this system's.
+            let url = url
+                .filter(|u| u.starts_with("mysql://") || u.starts_with("mariadb://"))
+                .map(str::to_string)
+                .or_else(|| std::env::var(MariadbSystem::URL_VAR).ok())
+                .with_context(|| {
+                    format!("--db mariadb needs --url or {} (mysql://user@host:port/database)", MariadbSystem::URL_VAR)
+                })?;
+            Arc::new(MariadbSystem::new(&url.replacen("mariadb://", "mysql://", 1))?)
         }
     })
 }

@@ -1,0 +1,236 @@
+//! MariaDB end to end (the server the test command starts, `ISOCHECK_MYSQL_URL`): `run` at serializable
+//! holds the bank's invariants and checks list-append valid, with aborts counted by MariaDB's error
+//! numbers, also while its connections are killed; repeatable read is checked as Elle's
+//! `repeatable-read` and quotes MariaDB's documentation; `hermitage` decides every cell of the matrix as
+//! measured; `overlap` finds the holds at once; `compare` runs the four systems side by side.
+//!
+//! Each assertion holds for any interleaving a busy machine produces: serializable's invariants and
+//! validity, the scripted Hermitage steps (each waits for the server's own report that a step waits for a
+//! lock), shapes and labels. Counts that depend on timing (how many withdrawals overdraw at repeatable
+//! read, how many transactions abort) are measured by the README's commands, never asserted.
+
+mod util;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use util::{isocheck, mysql_url, pg_url, run_json};
+
+fn db_args(url: &str) -> [&str; 4] {
+    ["--db", "mariadb", "--url", url]
+}
+
+/// Every abort cause is one of MariaDB's error numbers for an abort, or a killed connection.
+fn assert_mariadb_causes(json: &Value, allowed: &[&str]) {
+    let causes = json["run"]["aborts_by_cause"].as_object().unwrap_or_else(|| panic!("{json}"));
+    for cause in causes.keys() {
+        assert!(allowed.contains(&cause.as_str()), "an abort with cause {cause}: {json}");
+    }
+}
+
+#[test]
+fn mariadb_bank_at_serializable_holds_its_invariants_and_counts_aborts_by_cause() {
+    let Some(url) = mysql_url("mariadb_bank_at_serializable_holds_its_invariants_and_counts_aborts_by_cause") else {
+        return;
+    };
+    let mut args = db_args(&url).to_vec();
+    args.extend(["--workload", "bank", "--hold", "1ms", "--txns", "1500", "--clients", "8"]);
+    let (code, json, _dir) = run_json(&args);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["run"]["level_mapping"], "native: SERIALIZABLE");
+    assert!(json["run"]["documented_behaviour"].is_null(), "MariaDB's serializable is as its name says");
+    let invariants = json["invariants"].as_array().unwrap();
+    assert_eq!(invariants.len(), 3, "{json}");
+    assert!(invariants.iter().all(|i| i["holds"] == true), "{json}");
+    assert_mariadb_causes(&json, &["1213", "1205"]);
+}
+
+#[test]
+fn mariadb_list_append_at_serializable_checks_valid() {
+    let Some(url) = mysql_url("mariadb_list_append_at_serializable_checks_valid") else { return };
+    let mut args = db_args(&url).to_vec();
+    args.extend(["--txns", "1500", "--clients", "8", "--key-count", "6"]);
+    let (code, json, _dir) = run_json(&args);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["run"]["graph_check"], "checked", "{json}");
+    assert_mariadb_causes(&json, &["1213", "1205"]);
+}
+
+#[test]
+fn mariadb_repeatable_read_is_checked_as_repeatable_read_and_quotes_mariadbs_documentation() {
+    let Some(url) =
+        mysql_url("mariadb_repeatable_read_is_checked_as_repeatable_read_and_quotes_mariadbs_documentation")
+    else {
+        return;
+    };
+    let mut args = db_args(&url).to_vec();
+    args.extend(["--isolation", "repeatable-read", "--workload", "write-skew", "--txns", "600"]);
+    let (code, json, dir) = run_json(&args);
+    // Whether this run's doctors overlapped is the machine's business; what the run promises is not.
+    assert!(code == 0 || code == 1, "{json}");
+    assert_eq!(json["run"]["level_mapping"], "native: REPEATABLE READ");
+    let documented = &json["run"]["documented_behaviour"];
+    assert_eq!(documented["link"], "https://mariadb.com/kb/en/transactions-repeatable-read", "{documented}");
+    assert!(documented["quote"].as_str().unwrap_or("").starts_with("All consistent reads"), "{documented}");
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("run/run.json")).unwrap()).unwrap();
+    assert_eq!(run["system_settings"]["innodb_snapshot_isolation"], "OFF", "{run}");
+    assert!(run["system_version"].as_str().unwrap_or("").starts_with("MariaDB "), "{run}");
+}
+
+#[test]
+fn mariadb_snapshot_isolation_runs_as_repeatable_read_and_says_it_is_not() {
+    let Some(url) = mysql_url("mariadb_snapshot_isolation_runs_as_repeatable_read_and_says_it_is_not") else { return };
+    let mut args = db_args(&url).to_vec();
+    args.extend(["--isolation", "snapshot-isolation", "--txns", "200"]);
+    let (code, json, _dir) = run_json(&args);
+    assert!(code == 0 || code == 1, "{json}");
+    let mapping = json["run"]["level_mapping"].as_str().unwrap();
+    assert!(
+        mapping.starts_with("mapped to REPEATABLE READ: MariaDB's repeatable read is not snapshot isolation"),
+        "{mapping}"
+    );
+}
+
+#[test]
+fn mariadb_survives_killed_connections() {
+    let Some(url) = mysql_url("mariadb_survives_killed_connections") else { return };
+    let mut args = db_args(&url).to_vec();
+    args.extend(["--txns", "1500", "--nemesis", "kill-connections", "--nemesis-every", "100ms"]);
+    let (code, json, dir) = run_json(&args);
+    // Killed transactions are `fail` (killed before COMMIT) or `info` (killed during it): never an anomaly.
+    assert_eq!(code, 0, "{json}");
+    assert_mariadb_causes(&json, &["1213", "1205", "connection lost"]);
+    let history = std::fs::read_to_string(dir.path().join("run/history.jsonl")).unwrap();
+    assert!(history.contains(r#""process":"nemesis""#), "the faults are in the history");
+}
+
+/// The scenarios the checker found an anomaly in, by level (every other scenario was prevented).
+fn anomalies_by_level(json: &Value) -> BTreeMap<String, Vec<String>> {
+    let mut by_level: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for cell in json["matrix"].as_array().unwrap() {
+        assert_eq!(cell["db"], "mariadb", "{cell}");
+        let level = by_level.entry(cell["isolation"].as_str().unwrap().to_string()).or_default();
+        match cell["outcome"].as_str().unwrap() {
+            "anomaly" => level.push(cell["anomaly"].as_str().unwrap().to_string()),
+            "prevented" => {}
+            other => panic!("{other}: {cell}"),
+        }
+    }
+    by_level
+}
+
+#[test]
+fn mariadb_hermitage_matrix_is_the_one_measured_and_hermitages_mysql_column_where_the_scripts_agree() {
+    let Some(url) =
+        mysql_url("mariadb_hermitage_matrix_is_the_one_measured_and_hermitages_mysql_column_where_the_scripts_agree")
+    else {
+        return;
+    };
+    let mut args = vec![
+        "hermitage",
+        "--format",
+        "json",
+        "--isolation",
+        "read-uncommitted,read-committed,repeatable-read,serializable",
+    ];
+    args.extend(db_args(&url));
+    let out = isocheck(&args, None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    let by_level = anomalies_by_level(&json);
+    let below_rr =
+        ["PMP", "P4", "G-single", "G-single-dependencies", "G-single-write-1", "G2-item", "G2", "G2-two-edges"];
+    let mut read_uncommitted = vec!["G1a", "G1b", "G1c"];
+    read_uncommitted.extend(below_rr);
+    read_uncommitted.push("read-only");
+    let mut read_committed = below_rr.to_vec();
+    read_committed.push("read-only");
+    // Repeatable read: lost update, read skew with a write (Hermitage's "R/O"), write skew, and the
+    // read-only anomaly; its snapshot reads prevent the rest.
+    let repeatable_read = ["P4", "G-single-write-1", "G2-item", "G2", "G2-two-edges", "read-only"];
+    let expected: BTreeMap<String, Vec<String>> = [
+        ("read-committed", read_committed),
+        ("read-uncommitted", read_uncommitted),
+        ("repeatable-read", repeatable_read.to_vec()),
+        ("serializable", Vec::new()),
+    ]
+    .into_iter()
+    .map(|(level, names)| (level.to_string(), names.into_iter().map(String::from).collect()))
+    .collect();
+    assert_eq!(by_level, expected);
+    let serializable_how: Vec<&str> = json["matrix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["isolation"] == "serializable")
+        .map(|c| c["how"].as_str().unwrap())
+        .collect();
+    assert!(serializable_how.iter().all(|how| how.starts_with("blocked")), "two-phase locking: {serializable_how:?}");
+    assert!(serializable_how.iter().any(|how| how.contains("aborted (1213)")), "deadlocks: {serializable_how:?}");
+}
+
+#[test]
+fn mariadb_holds_transactions_at_once() {
+    let Some(url) = mysql_url("mariadb_holds_transactions_at_once") else { return };
+    let args = ["overlap", "--rounds", "3", "--hold-ms", "300", "--format", "json", "--db", "mariadb", "--url", &url];
+    // The first of up to three measurements that finds the holds at once, so that a scheduler's delay of
+    // one client does not decide it (as tests/overlap.rs does for PostgreSQL).
+    let mut last = Value::Null;
+    for _ in 0..3 {
+        let out = isocheck(&args, None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        last = serde_json::from_str(&out.stdout).unwrap();
+        if last["verdict"] == "concurrent" {
+            break;
+        }
+    }
+    assert_eq!(last["verdict"], "concurrent", "{last}");
+    assert_eq!(last["level_mapping"], "native: SERIALIZABLE", "{last}");
+}
+
+#[test]
+fn compare_runs_the_four_systems_side_by_side() {
+    let Some(my) = mysql_url("compare_runs_the_four_systems_side_by_side") else { return };
+    let Some(pg) = pg_url("compare_runs_the_four_systems_side_by_side") else { return };
+    let args = [
+        "compare",
+        "--db",
+        "engine,sqlite,postgres,mariadb",
+        "--url",
+        &pg,
+        "--url",
+        &my,
+        "--workload",
+        "write-skew",
+        "--txns",
+        "300",
+        "--rounds",
+        "1",
+        "--no-overlap",
+        "--format",
+        "json",
+    ];
+    let out = isocheck(&args, None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    let rows = json["rows"].as_array().unwrap();
+    let shape: Vec<(&str, &str)> =
+        rows.iter().map(|r| (r["db"].as_str().unwrap(), r["isolation"].as_str().unwrap())).collect();
+    let mut expected = Vec::new();
+    for db in ["engine", "sqlite", "postgres", "mariadb"] {
+        for level in ["read-committed", "snapshot-isolation", "serializable"] {
+            expected.push((db, level));
+        }
+    }
+    assert_eq!(shape, expected, "one row per system and level, in order");
+    for row in rows {
+        assert!(row["commits"].as_u64().unwrap() > 0, "{row}");
+    }
+    let mariadb_si = rows.iter().find(|r| r["db"] == "mariadb" && r["isolation"] == "snapshot-isolation").unwrap();
+    assert!(
+        mariadb_si["level"].as_str().unwrap().contains("MariaDB's repeatable read is not snapshot isolation"),
+        "{mariadb_si}"
+    );
+    let mariadb_serializable = rows.iter().find(|r| r["db"] == "mariadb" && r["isolation"] == "serializable").unwrap();
+    assert!(mariadb_serializable["anomalies"].as_array().unwrap().is_empty(), "{mariadb_serializable}");
+}
