@@ -27,7 +27,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use histories::{Key, Predicate, Rows};
 use mysql::consts::CapabilityFlags;
@@ -374,13 +374,27 @@ impl KillSwitch for MyKill {
     }
 
     fn waiting(&self) -> Option<bool> {
+        // InnoDB refreshes the cache behind INNODB_TRX only when nobody read it for 100 ms: a poller
+        // reading it more often would see the transactions as they were at its first read for ever.
+        // So reads from this process are spaced out, all systems together.
+        static LAST_READ: Mutex<Option<Instant>> = Mutex::new(None);
+        let mut last = lock(&LAST_READ);
+        if let Some(at) = *last {
+            std::thread::sleep(INNODB_TRX_REFRESH.saturating_sub(at.elapsed()));
+        }
         let sql = format!(
             "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = {} AND trx_state = 'LOCK WAIT'",
             self.id
         );
-        self.admin_query::<i64>(&sql).flatten().map(|n| n > 0)
+        let answer = self.admin_query::<i64>(&sql).flatten().map(|n| n > 0);
+        *last = Some(Instant::now());
+        answer
     }
 }
+
+/// How long after a read of `information_schema.INNODB_TRX` the next one waits, so that InnoDB refreshes
+/// the table's cache (which it does only when it was not read for `CACHE_MIN_REFRESH_TIME`, 100 ms).
+const INNODB_TRX_REFRESH: Duration = Duration::from_millis(150);
 
 /// One session's connection, running each call as it comes (see [`Tracked`] for the state around it).
 struct MyConn {

@@ -168,11 +168,15 @@ fn a_write_skew_at_repeatable_read_commits_both() {
 
 /// Runs `second` on another thread and waits until the server reports its session waiting for a lock
 /// (however long a busy machine takes to get it there); then runs `meanwhile` and returns both results.
+/// The server is asked once before `second` starts, as a poller that was there first would: InnoDB's
+/// cache of transactions must not keep showing that first answer (it did, before the adapter spaced its
+/// reads out, and these tests then waited for the 50 s lock wait timeout).
 fn while_waiting<T: Send, U>(
     waiting: &dyn KillSwitch,
     second: impl FnOnce() -> T + Send,
     meanwhile: impl FnOnce() -> U,
 ) -> (T, U) {
+    assert_eq!(waiting.waiting(), Some(false), "nothing waits yet");
     thread::scope(|scope| {
         let waiter = scope.spawn(second);
         let started = Instant::now();
