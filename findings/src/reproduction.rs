@@ -83,6 +83,7 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
         edges.push(edge);
     }
     let forcing = forcing::forcing(&txns, &edges);
+    log::debug!("{name} #{number}: the replay search looked at {} partial orders", forcing.searched);
     let schedule = match forcing.schedule {
         Some(points) => Schedule(points),
         // Nothing forces the cycle: the steps come as close as the weakest orders allow, and the claim says
