@@ -62,10 +62,7 @@ pub fn run_summary(
         defect: settings.defect.map(|d| d.to_string()),
         nemesis: None,
         round: None,
-        started_at: settings
-            .started_at
-            .map(|t| humantime::format_rfc3339_seconds(t).to_string())
-            .unwrap_or_default(),
+        started_at: settings.started_at.map(|t| humantime::format_rfc3339_seconds(t).to_string()).unwrap_or_default(),
         ok: outcome.ok,
         fail: outcome.fail,
         info: outcome.info,

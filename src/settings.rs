@@ -66,7 +66,13 @@ pub fn workload_spec(kind: WorkloadKind, shape: &ShapeFlags, scenario: &Scenario
         cli::BankMode::Withdraw => BankMode::Withdraw,
         cli::BankMode::Transfer => BankMode::Transfer,
     };
-    let bank = BankParams { mode, accounts: scenario.accounts, total: scenario.total, amount: scenario.amount, hold: Default::default() };
+    let bank = BankParams {
+        mode,
+        accounts: scenario.accounts,
+        total: scenario.total,
+        amount: scenario.amount,
+        hold: Default::default(),
+    };
     let ycsb = YcsbParams {
         records: scenario.records,
         fields: usize::from(scenario.fields),

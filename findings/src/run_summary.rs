@@ -184,7 +184,13 @@ impl RunSummary {
         if let Some(s) = &self.shrunk {
             push(
                 "shrunk",
-                format!("{} transactions, {} micro-ops ({}): {}", s.txns, s.mops, s.anomaly_types.join(", "), s.history),
+                format!(
+                    "{} transactions, {} micro-ops ({}): {}",
+                    s.txns,
+                    s.mops,
+                    s.anomaly_types.join(", "),
+                    s.history
+                ),
             );
         }
         push("round", self.round.map(|r| r.to_string()).unwrap_or_default());

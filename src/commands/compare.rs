@@ -74,8 +74,9 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
                 let name = format!("{}-{}-{}", specs[s].name(), level.name(), round + 1);
                 (dir.join("runs").join(&name), format!("runs/{name}"), usize::from(round) + 1)
             });
-            let (tps, verdict) = one_run(args, &workload, &specs[s], system, level, clients, &mut tallies[i], kept.as_ref())
-                .with_context(|| format!("round {} on {label} at {level}", round + 1))?;
+            let (tps, verdict) =
+                one_run(args, &workload, &specs[s], system, level, clients, &mut tallies[i], kept.as_ref())
+                    .with_context(|| format!("round {} on {label} at {level}", round + 1))?;
             round_tps.insert((s, level), tps);
             let worst = tallies[i].verdict.map_or(verdict, |v| worse(v, verdict));
             tallies[i].verdict = Some(worst);

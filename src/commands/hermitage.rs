@@ -63,10 +63,7 @@ pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)?;
-        std::fs::write(
-            dir.join("matrix.json"),
-            serde_json::to_string_pretty(&MatrixJson { matrix: &cells })?,
-        )?;
+        std::fs::write(dir.join("matrix.json"), serde_json::to_string_pretty(&MatrixJson { matrix: &cells })?)?;
         std::fs::write(dir.join("matrix.md"), matrix::markdown(&cells))?;
         std::fs::write(dir.join("matrix.html"), matrix::html(&cells))?;
     }

@@ -33,7 +33,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     let done = execute(args, &Variation::of(args), &out_dir, true, args.shrink)?;
     let report = match args.format {
         OutputFormat::Text => text(&done.summary, &done.result, &done.history_path),
-        OutputFormat::Json => serde_json::to_string_pretty(&RunJson { result: &done.result, run: &done.summary })? + "\n",
+        OutputFormat::Json => {
+            serde_json::to_string_pretty(&RunJson { result: &done.result, run: &done.summary })? + "\n"
+        }
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
     Ok(exit_code(&done.result, &args.fail_on))
