@@ -80,3 +80,54 @@ pub fn workload_spec(kind: WorkloadKind, shape: &ShapeFlags, scenario: &Scenario
     };
     WorkloadSpec::new(kind, params, bank, scenario.doctors, scenario.hold, ycsb)
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn system_flags(args: &[&str]) -> SystemFlags {
+        let cli = Cli::try_parse_from(args).expect("the flags parse");
+        match cli.command {
+            Command::Run(args) => args.system,
+            Command::Overlap(args) => args.system,
+            Command::Compare(args) => args.system,
+            Command::Hermitage(args) => args.system,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    fn labels(specs: anyhow::Result<Vec<SystemSpec>>) -> Vec<String> {
+        specs.expect("valid specs").iter().map(SystemSpec::label).collect()
+    }
+
+    #[test]
+    fn one_system_by_default_and_a_named_one_with_its_defect() {
+        let run = system_flags(&["isocheck", "run", "--defect", "ssi-off"]);
+        assert_eq!(run.spec().map(|s| s.label()).ok().as_deref(), Some("engine (ssi-off)"));
+        let two = system_flags(&["isocheck", "overlap", "--db", "engine,sqlite"]);
+        assert_eq!(two.spec().map_err(|e| e.to_string()).err().as_deref(), Some("--db names one system here, not 2"));
+    }
+
+    #[test]
+    fn compare_plants_the_defect_in_the_engines_rows_and_hermitage_refuses_it_elsewhere() {
+        let compare = system_flags(&["isocheck", "compare", "--defect", "dirty-read"]);
+        let default = [SystemKind::Engine, SystemKind::Sqlite];
+        assert_eq!(labels(compare.specs(&default, DefectScope::EngineOnly)), ["engine (dirty-read)", "sqlite"]);
+        let hermitage = system_flags(&["isocheck", "hermitage", "--db", "engine,sqlite", "--defect", "dirty-read"]);
+        let refused = hermitage.specs(&[SystemKind::Engine], DefectScope::EverySystem).map_err(|e| e.to_string());
+        assert_eq!(
+            refused.err().as_deref(),
+            Some("--defect plants a defect in the embedded engine; it cannot be used with --db sqlite")
+        );
+    }
+
+    #[test]
+    fn an_unknown_defect_is_a_usage_error_naming_the_defects() {
+        let err = Cli::try_parse_from(["isocheck", "hermitage", "--defect", "ssi_off"]).expect_err("refused");
+        assert!(err.use_stderr());
+        assert!(err.to_string().contains("expected one of: global-lock, ssi-off"), "{err}");
+    }
+}
