@@ -10,7 +10,8 @@ use std::time::Duration;
 use adapters::{EngineSystem, Level, PostgresSystem, SqliteBegin, SqliteSystem, System};
 use checker::timing;
 use isocheck::judge::judge;
-use isocheck::runner::overlap::{self, OverlapConfig};
+use isocheck::overlap_summary::overlap_summary;
+use isocheck::runner::overlap::OverlapConfig;
 use isocheck::runner::workload::{Bank, BankParams, TxnSource, YcsbA, YcsbParams};
 use isocheck::runner::{Limit, RunConfig, run};
 
@@ -69,9 +70,8 @@ fn overlap_table() {
             continue;
         }
         let config = OverlapConfig { level, clients: 4, hold: Duration::from_millis(100), rounds: 5 };
-        let medians: Vec<f64> = (0..RUNS)
-            .map(|_| overlap::measure(&make(), &config).expect("overlap runs").median().as_secs_f64() * 1000.0)
-            .collect();
+        let medians: Vec<f64> =
+            (0..RUNS).map(|_| overlap_summary(&make(), &config, None).expect("overlap runs").elapsed_ms).collect();
         let m = median(medians.clone());
         let verdict = timing::overlap_verdict(4, 4, config.hold, Duration::from_secs_f64(m / 1000.0));
         println!("| {name} | {m:.1} ms (runs: {} ms) | {} |", range(&medians), verdict.name());
