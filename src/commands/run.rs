@@ -32,7 +32,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     let out_dir = out_dir(args)?;
     let done = execute(args, &Variation::of(args), &out_dir, true, args.shrink)?;
     let report = match args.format {
-        OutputFormat::Text => text(&done.summary, &done.result, &done.history_path),
+        OutputFormat::Text => findings::run_text(&done.summary, &done.result, &done.history_path.display().to_string()),
         OutputFormat::Json => {
             serde_json::to_string_pretty(&RunJson { result: &done.result, run: &done.summary })? + "\n"
         }
@@ -82,14 +82,14 @@ pub fn execute(
     shrink: bool,
 ) -> anyhow::Result<Executed> {
     let spec = args.system.spec()?;
+    let mut workload_spec = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario)?;
+    workload_spec.params.key_count = variation.key_count;
+    workload_spec.params.max_txn_len = variation.max_txn_len;
     let system = spec.open()?;
     let support = system.level(args.isolation);
     if !support.is_runnable() {
         bail!("{} cannot run {}: {}", system.name(), args.isolation, support.describe());
     }
-    let mut workload_spec = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario)?;
-    workload_spec.params.key_count = variation.key_count;
-    workload_spec.params.max_txn_len = variation.max_txn_len;
     let clients = usize::from(variation.clients);
     let workload = workload_spec.build(variation.seed, clients)?;
     let limit = match (args.txns, args.duration) {
@@ -229,8 +229,4 @@ struct RunJson<'a> {
     #[serde(flatten)]
     result: &'a CheckResult,
     run: &'a RunSummary,
-}
-
-fn text(summary: &RunSummary, result: &CheckResult, history: &Path) -> String {
-    findings::run_text(summary, result, &history.display().to_string())
 }
