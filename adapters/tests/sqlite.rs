@@ -203,3 +203,12 @@ fn a_kill_ends_a_session_waiting_for_the_write_lock_when_its_busy_timeout_ends()
     assert!(waited < Duration::from_secs(2), "waited {waited:?}");
     a.commit().unwrap();
 }
+
+#[test]
+fn sqlite_says_it_runs_one_writer_at_a_time_by_design_and_the_engine_does_not() {
+    let quote = deferred().serialized_by_design().expect("SQLite documents its single writer");
+    assert!(quote.contains("https://www.sqlite.org/isolation.html"), "{quote}");
+    assert_eq!(adapters::EngineSystem::new(None).serialized_by_design(), None);
+    let global_lock = adapters::EngineSystem::new(Some(engine::Defect::GlobalLock));
+    assert_eq!(global_lock.serialized_by_design(), None, "a planted global lock is a defect, not a design");
+}

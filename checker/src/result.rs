@@ -88,7 +88,7 @@ pub struct MissingRealtime {
 }
 
 /// A finding that is not an isolation anomaly, with the figures behind it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct Flag {
     /// `zero-abort-under-contention` or `fully-serialized`.
     pub name: String,

@@ -168,6 +168,7 @@ pub fn run_section(report: &Report<'_>) -> String {
     if let Some(run) = &report.run {
         let rows: Vec<(String, Cell)> = run.rows().into_iter().map(|(k, v)| (k, Cell::Text(v))).collect();
         out.push_str(&facts_table(&rows));
+        out.push_str(&run_tables(run));
     }
     if let Some(activity) = &report.activity {
         let svg = activity_chart("Throughput over time", activity);
@@ -189,6 +190,36 @@ pub fn run_section(report: &Report<'_>) -> String {
         }
     }
     out.push_str("</section>\n");
+    out
+}
+
+/// A run's parameters, transactions by name and contended pairs, each as a table (absent ones left out).
+fn run_tables(run: &crate::RunSummary) -> String {
+    let mut out = String::new();
+    let parameters: Vec<Vec<Cell>> =
+        run.parameter_rows().into_iter().map(|(k, v)| vec![Cell::Code(k), Cell::Text(v)]).collect();
+    if !parameters.is_empty() {
+        out.push_str("<h3>Parameters</h3>\n");
+        out.push_str(&table("parameters", &["parameter", "value"], &parameters));
+    }
+    let operations: Vec<Vec<Cell>> = run
+        .operation_rows()
+        .into_iter()
+        .map(|(f, ok, fail, info)| {
+            vec![Cell::Code(f), Cell::Text(ok.to_string()), Cell::Text(fail.to_string()), Cell::Text(info.to_string())]
+        })
+        .collect();
+    if !operations.is_empty() {
+        out.push_str("<h3>Operations</h3>\n");
+        out.push_str(&table("operations", &["operation", "ok", "fail", "info"], &operations));
+    }
+    let pairs: Vec<Vec<Cell>> =
+        run.contended_rows().into_iter().map(|(what, n)| vec![Cell::Text(what), Cell::Text(n.to_string())]).collect();
+    if !pairs.is_empty() {
+        out.push_str("<h3>Contended pairs</h3>\n");
+        out.push_str(&para("muted", "Committed transactions that overlapped and conflicted, by their recorded times."));
+        out.push_str(&table("contended", &["pairs that", "count"], &pairs));
+    }
     out
 }
 

@@ -114,6 +114,27 @@ pub fn report_markdown(report: &Report<'_>) -> String {
         out.push_str("\n### Run\n\n");
         let rows: Vec<Vec<String>> = run.rows().into_iter().map(|(k, v)| vec![md(&k), md(&v)]).collect();
         out.push_str(&table(&["figure", "value"], &rows));
+        let parameters: Vec<Vec<String>> =
+            run.parameter_rows().into_iter().map(|(k, v)| vec![code(&k), md(&v)]).collect();
+        if !parameters.is_empty() {
+            out.push_str("\nParameters:\n\n");
+            out.push_str(&table(&["parameter", "value"], &parameters));
+        }
+        let operations: Vec<Vec<String>> = run
+            .operation_rows()
+            .into_iter()
+            .map(|(f, ok, fail, info)| vec![code(&f), ok.to_string(), fail.to_string(), info.to_string()])
+            .collect();
+        if !operations.is_empty() {
+            out.push_str("\nOperations:\n\n");
+            out.push_str(&table(&["operation", "ok", "fail", "info"], &operations));
+        }
+        let pairs: Vec<Vec<String>> =
+            run.contended_rows().into_iter().map(|(what, n)| vec![md(&what), n.to_string()]).collect();
+        if !pairs.is_empty() {
+            out.push_str("\nContended pairs (committed transactions that overlapped and conflicted):\n\n");
+            out.push_str(&table(&["pairs that", "count"], &pairs));
+        }
         if !run.aborts_by_cause.is_empty() {
             out.push_str("\nAborts by cause:\n\n");
             let max = run.aborts_by_cause.values().copied().max().unwrap_or(0) as f64;

@@ -86,3 +86,31 @@ fn markdown_and_junit_keep_markup_inert() {
     assert_no_markup(&junit);
     roxmltree::Document::parse(&junit).expect("junit.xml is well-formed");
 }
+
+#[test]
+fn a_runs_parameters_and_operation_names_are_escaped_in_their_tables() {
+    let run = findings::RunSummary::from_json(&serde_json::json!({
+        "db": "engine", "workload": "bank",
+        "parameters": {SCRIPT_KEY: IMG_KEY, "accounts": 5},
+        "operations": {SCRIPT_ERROR: {"ok": 1, "fail": 2}},
+        "contended_pairs": {"write_write": 4, "read_write": 0},
+    }))
+    .expect("a summary");
+    let result = check(
+        &parse(
+            r#"{"type":"invoke","process":0,"value":[["r","x",null]]}
+{"type":"ok","process":0,"value":[["r","x",[]]]}"#,
+        ),
+        &[],
+    );
+    let report = Report::check("run.jsonl", &result).with_run(run);
+    let html = findings::report_html(&report);
+    assert_no_markup(&html);
+    assert!(html.contains("<h3>Parameters</h3>") && html.contains("<h3>Operations</h3>"), "tables, not JSON");
+    assert!(html.contains("<td><code>accounts</code></td><td>5</td>"), "a parameter is a row");
+    assert!(html.contains("<td>wrote a key in common</td><td>4</td>"), "a contended pair count is a row");
+    let md = findings::report_markdown(&report);
+    assert_no_markup(&md);
+    assert!(md.contains("| <code>accounts</code> | 5 |"), "{md}");
+    assert!(md.contains("| 1 | 2 | 0 |"), "an operation's counts are a row: {md}");
+}

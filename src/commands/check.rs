@@ -33,7 +33,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
         None => check(&history, &options).map_err(|e| located(e, &source))?,
         Some(scenario) => {
             let unsound = scenario.graph_check_unsound();
-            let checked = check_with_invariants(&history, &options, scenario.name(), unsound, true);
+            let checked = isocheck::judge::check_with_invariants(&history, &options, scenario.name(), unsound, true);
             checked.map_err(|e| located(e, &source))?.0
         }
     };
@@ -81,30 +81,6 @@ pub fn check(history: &History, options: &Options) -> Result<checker::CheckResul
         findings::verdict_word(result.valid)
     );
     Ok(result)
-}
-
-/// Checks a scenario's history (bank, write skew): its invariants, and the dependency graph where it
-/// applies (`checker::invariants::check_history`), with the same spinner and log as [`check`].
-pub fn check_with_invariants(
-    history: &History,
-    options: &Options,
-    workload: &str,
-    unsound: Option<&str>,
-    fallback: bool,
-) -> Result<(checker::CheckResult, checker::invariants::GraphCheck), CheckError> {
-    let spinner = isocheck::progress::spinner(format!("checking {} operations", history.len()));
-    let result = checker::invariants::check_history(history, options, workload, unsound, fallback);
-    spinner.finish_and_clear();
-    if let Ok((result, graph)) = &result {
-        log::info!(
-            "checked {} transactions and {} invariants (graph check: {}), verdict {}",
-            result.stats.txns,
-            result.invariants.len(),
-            graph.describe(),
-            findings::verdict_word(result.valid)
-        );
-    }
-    result
 }
 
 /// Writes the findings files of `report` into `dir`, and says where on stderr.

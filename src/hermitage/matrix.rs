@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::scenario::COLUMNS;
-use super::verdict::{Cell, Outcome};
+use super::verdict::{Cell, CellVerdict};
 
 /// The rows, in order: (db, isolation) pairs as they first appear.
 fn rows(cells: &[Cell]) -> Vec<(String, String)> {
@@ -26,23 +26,23 @@ pub fn column_outcome<'a>(
     db: &str,
     isolation: &str,
     column: &str,
-) -> Option<(&'a Outcome, Vec<&'a Cell>)> {
+) -> Option<(&'a CellVerdict, Vec<&'a Cell>)> {
     let mine: Vec<&Cell> =
         cells.iter().filter(|c| c.db == db && c.isolation == isolation && c.column == column).collect();
     let outcome = mine
         .iter()
         .map(|c| &c.outcome)
-        .find(|o| **o == Outcome::Anomaly)
-        .or_else(|| mine.iter().map(|c| &c.outcome).find(|o| **o == Outcome::Unsupported))
+        .find(|o| **o == CellVerdict::Anomaly)
+        .or_else(|| mine.iter().map(|c| &c.outcome).find(|o| **o == CellVerdict::Unsupported))
         .or_else(|| mine.first().map(|c| &c.outcome))?;
     Some((outcome, mine))
 }
 
-fn symbol(outcome: &Outcome) -> &'static str {
+fn symbol(outcome: &CellVerdict) -> &'static str {
     match outcome {
-        Outcome::Prevented => "✓",
-        Outcome::Anomaly => "—",
-        Outcome::Unsupported => "n/a",
+        CellVerdict::Prevented => "✓",
+        CellVerdict::Anomaly => "—",
+        CellVerdict::Unsupported => "n/a",
     }
 }
 

@@ -12,8 +12,8 @@ use anyhow::anyhow;
 use histories::{Mop, Observed, Op, OpType, OpValue, Position, Process};
 
 use super::Shared;
-use super::recorder::Record;
-use super::workload::{TxnPlan, Workload};
+use super::recorder::ClientLog;
+use super::workload::{TxnPlan, TxnSource};
 
 pub(crate) struct Client {
     id: usize,
@@ -21,9 +21,9 @@ pub(crate) struct Client {
     session: Box<dyn Session>,
     system: Arc<dyn System>,
     level: Level,
-    workload: Arc<dyn Workload>,
+    workload: Arc<dyn TxnSource>,
     shared: Arc<Shared>,
-    record: Record,
+    record: ClientLog,
 }
 
 impl Client {
@@ -32,10 +32,10 @@ impl Client {
         session: Box<dyn Session>,
         system: Arc<dyn System>,
         level: Level,
-        workload: Arc<dyn Workload>,
+        workload: Arc<dyn TxnSource>,
         shared: Arc<Shared>,
     ) -> Client {
-        Client { id, process: id as u64, session, system, level, workload, shared, record: Record::default() }
+        Client { id, process: id as u64, session, system, level, workload, shared, record: ClientLog::default() }
     }
 
     /// The same client under another process id (the final transaction's, which no client used).
@@ -45,7 +45,7 @@ impl Client {
 
     /// Runs the workload's final transaction, again after each abort (up to `attempts` times), and
     /// returns the record.
-    pub(crate) fn finish(mut self, attempts: usize) -> anyhow::Result<Record> {
+    pub(crate) fn finish(mut self, attempts: usize) -> anyhow::Result<ClientLog> {
         for _ in 0..attempts {
             let Some(plan) = self.workload.final_plan() else { break };
             if self.transaction(plan)? == OpType::Ok {
@@ -55,7 +55,7 @@ impl Client {
         Ok(self.record)
     }
 
-    pub(crate) fn run(mut self) -> anyhow::Result<Record> {
+    pub(crate) fn run(mut self) -> anyhow::Result<ClientLog> {
         self.shared.switches.set(self.id, self.session.kill_switch());
         while self.shared.claim().is_some() {
             let Some(plan) = self.workload.next(self.id) else { break };

@@ -15,7 +15,7 @@ use adapters::KillSwitch;
 use histories::{Function, Op, OpType, OpValue, Position, Process};
 
 use super::Shared;
-use super::recorder::Record;
+use super::recorder::ClientLog;
 
 /// What the nemesis does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,8 +59,8 @@ impl KillSwitches {
 }
 
 /// Runs the nemesis every `every` until the run stops; returns its record.
-pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, shared: &Shared) -> Record {
-    let mut record = Record::default();
+pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, shared: &Shared) -> ClientLog {
+    let mut record = ClientLog::default();
     let mut breaking = true;
     loop {
         if sleep_unless_stopped(every, shared) {
@@ -106,7 +106,7 @@ fn sleep_unless_stopped(d: Duration, shared: &Shared) -> bool {
     shared.stop.load(Ordering::Relaxed) || shared.finished.load(Ordering::Relaxed)
 }
 
-fn invoke(record: &mut Record, shared: &Shared, name: &str) {
+fn invoke(record: &mut ClientLog, shared: &Shared, name: &str) {
     record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null));
 }
 

@@ -44,6 +44,8 @@ pub fn run_summary() -> findings::RunSummary {
         "aborts_by_cause": {"write-conflict": 480, "<b>busy</b> | snapshot": 24, "connection lost": 2},
         "elapsed_s": 0.05,
         "throughput_tps": 60040,
+        "operations": {"txn": {"ok": 2496, "fail": 504, "info": 2}},
+        "contended_pairs": {"write_write": 12, "read_write": 3},
         "out_dir": "/tmp/x"
     }))
     .expect("a valid summary")

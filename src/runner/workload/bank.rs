@@ -19,7 +19,7 @@ use histories::{Function, Key, Mop, Observed};
 
 use super::hold::Hold;
 use super::rng::ClientRngs;
-use super::{Body, Holds, TxnPlan, Workload};
+use super::{Body, Holds, TxnPlan, TxnSource};
 use adapters::{Session, TxnError};
 
 /// Which bank.
@@ -169,7 +169,7 @@ pub(super) fn unknown_reads(keys: &[Key]) -> Vec<Mop> {
     keys.iter().map(|key| Mop::Read { key: key.clone(), value: Observed::Nil }).collect()
 }
 
-impl Workload for Bank {
+impl TxnSource for Bank {
     fn name(&self) -> &str {
         "bank"
     }

@@ -9,7 +9,7 @@ use adapters::{Session, TxnError};
 use generators::{InvalidParams, ListAppend, Params, RwRegister};
 use histories::{Function, Mop, Observed};
 
-use super::{TxnPlan, Workload};
+use super::{TxnPlan, TxnSource};
 
 /// Which of Elle's generated workloads, and so what a read returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ impl GeneratedWorkload {
     }
 }
 
-impl Workload for GeneratedWorkload {
+impl TxnSource for GeneratedWorkload {
     fn name(&self) -> &str {
         match self.shape {
             Shape::ListAppend => "list-append",

@@ -63,8 +63,8 @@ impl Holds {
     }
 }
 
-/// A source of transactions for the clients.
-pub trait Workload: Send + Sync {
+/// A source of transactions for the clients: what the runner takes from a workload.
+pub trait TxnSource: Send + Sync {
     /// The workload's name (`list-append`, ...).
     fn name(&self) -> &str;
 

@@ -17,7 +17,7 @@ use histories::{Function, Key, Mop};
 use super::bank::{read_all, unknown_reads};
 use super::hold::Hold;
 use super::rng::ClientRngs;
-use super::{Body, Holds, TxnPlan, Workload};
+use super::{Body, Holds, TxnPlan, TxnSource};
 
 /// The doctors-on-call workload.
 pub struct WriteSkew {
@@ -83,7 +83,7 @@ impl WriteSkew {
     }
 }
 
-impl Workload for WriteSkew {
+impl TxnSource for WriteSkew {
     fn name(&self) -> &str {
         "write-skew"
     }
