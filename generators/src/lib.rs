@@ -10,7 +10,7 @@
 //! - [`serial`] executes transactions one at a time on an in-memory map and records them as a history
 //!   whose concurrency agrees with that order: strict-serializable by construction, the ground truth
 //!   a checker's property tests start from.
-//! - [`strategies`] wraps both for proptest.
+//! - `strategies` (behind the `strategies` feature, for tests) wraps both for proptest.
 //! - [`hermitage`] holds scripted interleavings, Hermitage's scenarios and any others, as data.
 //!
 //! This crate depends only on `histories` among ours; it neither runs transactions against a system (the
@@ -41,6 +41,7 @@ mod list_append;
 mod params;
 mod rw_register;
 pub mod serial;
+#[cfg(feature = "strategies")]
 pub mod strategies;
 mod wr_txns;
 
