@@ -2,7 +2,8 @@
 //! terminal, JSON for programs (DESIGN.md §3), `report.html` for a developer reproducing an anomaly (one
 //! self-contained page: verdicts, charts, each cycle drawn, each transaction on a timeline),
 //! `report.md` for a pull-request comment, `junit.xml` for a CI page, and each cycle as Graphviz DOT and
-//! as SVG drawn in process. This crate decides nothing: the verdict, the anomalies and their
+//! as SVG drawn in process; beside them, the side-by-side comparison of `isocheck compare` ([`comparison`])
+//! and the Hermitage matrix of `isocheck hermitage` ([`HermitageMatrix`]). This crate decides nothing: the verdict, the anomalies and their
 //! explanations are the checker's, the run's figures the runner's; here they are only laid out. Every
 //! piece of text that comes from a history (keys, values, error messages) is escaped for the format it
 //! goes into (`escape`).
@@ -42,6 +43,7 @@ mod cycle_svg;
 mod dot;
 pub mod escape;
 mod graphviz;
+mod hermitage_matrix;
 pub mod html;
 mod junit;
 mod kind_style;
@@ -62,6 +64,9 @@ pub use activity::{Activity, Slice};
 pub use cycle_svg::cycle_svg;
 pub use dot::dot;
 pub use graphviz::Graphviz;
+pub use hermitage_matrix::{
+    HermitageMatrix, ScenarioResult, ScenarioVerdict, hermitage_html, hermitage_markdown, hermitage_text,
+};
 pub use html::report_html;
 pub use junit::{JunitOptions, report_junit};
 pub use markdown::report_markdown;
