@@ -5,4 +5,5 @@
 
 pub mod hermitage;
 pub mod progress;
+pub mod replays;
 pub mod runner;

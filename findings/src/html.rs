@@ -8,15 +8,15 @@
 
 use std::fmt::Write;
 
-use checker::{Anomaly, Cycle, Kind, TxnView};
+use checker::{Anomaly, Kind, TxnView};
 
 use crate::chart::{FAIL_COLOUR, activity_chart, bar_chart};
 use crate::cycle_svg::{cycle_svg, step_label};
 use crate::escape::Xml;
 use crate::kind_style::{colour, meaning};
 use crate::page::{Cell, badge, document, facts_table, figure, json_text, para, table, validity_class};
+use crate::replay::Replay;
 use crate::report::Report;
-use crate::reproduction;
 use crate::shape_sentence::shape_sentence;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, span_text, timeline_svg};
@@ -265,7 +265,7 @@ pub fn anomalies_section(report: &Report<'_>) -> String {
     }
     for (name, anomalies) in &report.result.anomalies {
         for (i, anomaly) in anomalies.iter().take(SHOWN_PER_CLASS).enumerate() {
-            out.push_str(&anomaly_article(name, i + 1, anomaly));
+            out.push_str(&anomaly_article(name, i + 1, anomaly, report.replays.get(name, i + 1)));
         }
         if anomalies.len() > SHOWN_PER_CLASS {
             out.push_str(&para(
@@ -299,8 +299,9 @@ fn legend() -> String {
     out
 }
 
-/// One anomaly: its explanation, its cycle's picture and steps, the timeline and the transactions.
-pub fn anomaly_article(name: &str, n: usize, anomaly: &Anomaly) -> String {
+/// One anomaly: its explanation, its cycle's picture and steps, the timeline and the transactions, and
+/// the cycle's replay (or why it has none) when given.
+pub fn anomaly_article(name: &str, n: usize, anomaly: &Anomaly, replay: Option<&Result<Replay, String>>) -> String {
     let txns: Vec<String> = anomaly.txn_indices().iter().map(|t| format!("T{t}")).collect();
     let mut out = format!(
         "<article class=\"anomaly\" id=\"{}\" data-anomaly=\"{}\">\n<h3>{} #{n} <span class=\"muted\">{}</span></h3>\n",
@@ -361,22 +362,23 @@ pub fn anomaly_article(name: &str, n: usize, anomaly: &Anomaly) -> String {
     if !anomaly.ops().is_empty() {
         out.push_str(&ops_table(anomaly.ops()));
     }
-    if let Some(cycle) = anomaly.as_cycle() {
-        out.push_str(&replay_html(name, n, cycle));
+    if let Some(replay) = replay {
+        out.push_str(&replay_html(replay));
     }
     out.push_str("</article>\n");
     out
 }
 
 /// The cycle's step-by-step replay (`cycles/NAME-N.toml`), or why there is none.
-fn replay_html(name: &str, n: usize, cycle: &Cycle) -> String {
-    let scenario = match reproduction::reproduction(name, n, cycle) {
+fn replay_html(replay: &Result<Replay, String>) -> String {
+    let scenario = match replay {
         Ok(scenario) => scenario,
         Err(why) => {
-            return format!("<p class=\"muted replay\">No step-by-step replay: {}.</p>\n", Xml(&why.to_string()));
+            return format!("<p class=\"muted replay\">No step-by-step replay: {}.</p>\n", Xml(why));
         }
     };
-    let rows: Vec<Vec<Cell>> = reproduction::statements(&scenario)
+    let rows: Vec<Vec<Cell>> = scenario
+        .statements()
         .into_iter()
         .enumerate()
         .map(|(i, (session, sql))| vec![Cell::Text((i + 1).to_string()), Cell::Text(session), Cell::Code(sql)])
@@ -385,9 +387,9 @@ fn replay_html(name: &str, n: usize, cycle: &Cycle) -> String {
         "<details class=\"replay\"><summary>Replay step by step: <code>cycles/{}.toml</code></summary>\n<p>{}. Table <code>test</code> before: {}. From this directory: <code>{}</code></p>\n<p class=\"claims\">{}</p>\n{}</details>\n",
         Xml(&scenario.name),
         Xml(&scenario.title),
-        Xml(&reproduction::rows_text(&scenario)),
-        Xml(&reproduction::replay_command(&scenario)),
-        Xml(&reproduction::claims_text(&scenario)),
+        Xml(&scenario.rows_text()),
+        Xml(&scenario.command()),
+        Xml(&scenario.claims_text()),
         table("replay", &["step", "session", "statement"], &rows)
     )
 }

@@ -65,11 +65,12 @@ pub fn write_report(dir: &Path, report: &Report<'_>, options: &OutOptions) -> io
                 };
                 write(&format!("{stem}.dot"), dot)?;
                 write(&format!("{stem}.svg"), svg)?;
-                match crate::reproduction::reproduction(name, i + 1, cycle) {
-                    Ok(scenario) => {
-                        write(&format!("{stem}.toml"), crate::escape::toml_text(&scenario.to_string()).into_owned())?;
+                match report.replays.get(name, i + 1) {
+                    Some(Ok(replay)) => {
+                        write(&format!("{stem}.toml"), crate::escape::toml_text(&replay.toml).into_owned())?;
                     }
-                    Err(why) => log::info!("{name} #{} has no step-by-step replay: {why}", i + 1),
+                    Some(Err(why)) => log::info!("{name} #{} has no step-by-step replay: {why}", i + 1),
+                    None => {}
                 }
             }
         }

@@ -8,6 +8,7 @@ use checker::shrink::Shrunk;
 use histories::History;
 
 use crate::activity::Activity;
+use crate::replay::Replays;
 use crate::run_summary::RunSummary;
 
 /// The result of one invariant check (a bank total, the doctors on call): workloads that have
@@ -63,13 +64,23 @@ pub struct Report<'a> {
     pub activity: Option<Activity>,
     /// The history shrunk to what shows the anomaly, when it was shrunk (shown first).
     pub shrunk: Option<&'a Shrunk>,
+    /// Each reported cycle's step-by-step replay, or why it has none (`generators::replay` decides).
+    pub replays: Replays,
 }
 
 impl<'a> Report<'a> {
     /// The report of a check of `source`.
     pub fn check(source: impl Into<String>, result: &'a CheckResult) -> Report<'a> {
         let invariants = result.invariants.iter().map(Invariant::from).collect();
-        Report { source: source.into(), result, run: None, invariants, activity: None, shrunk: None }
+        Report {
+            source: source.into(),
+            result,
+            run: None,
+            invariants,
+            activity: None,
+            shrunk: None,
+            replays: Replays::default(),
+        }
     }
 
     /// Adds the completions over time of the history checked.
@@ -81,6 +92,12 @@ impl<'a> Report<'a> {
     /// Adds what the run did.
     pub fn with_run(mut self, run: RunSummary) -> Report<'a> {
         self.run = Some(run);
+        self
+    }
+
+    /// Adds each reported cycle's replay.
+    pub fn with_replays(mut self, replays: Replays) -> Report<'a> {
+        self.replays = replays;
         self
     }
 

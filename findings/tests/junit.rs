@@ -64,7 +64,10 @@ fn cases(xml: &str) -> Vec<(String, String, &'static str, String)> {
 fn each_model_asked_about_is_a_test_case_and_a_broken_one_carries_the_explanation() {
     let (history, source) = example("write-skew.jsonl");
     let result = check(&history, &["snapshot-isolation", "serializable"]);
-    let rows = cases(&findings::report_junit(&Report::check(&source, &result), JunitOptions::default()));
+    let rows = cases(&findings::report_junit(
+        &Report::check(&source, &result).with_replays(common::replays(&result)),
+        JunitOptions::default(),
+    ));
     assert_eq!(rows.len(), 2);
     assert_eq!((rows[0].1.as_str(), rows[0].2), ("snapshot-isolation", "pass"));
     assert_eq!((rows[1].1.as_str(), rows[1].2), ("serializable", "failure"));
@@ -78,7 +81,10 @@ fn an_unknown_verdict_is_an_error_not_a_pass() {
         "{\"type\":\"invoke\",\"process\":0,\"value\":[[\"append\",\"x\",1]]}\n{\"type\":\"ok\",\"process\":0,\"value\":[[\"append\",\"x\",1]]}\n",
     );
     let result = check(&history, &[]);
-    let rows = cases(&findings::report_junit(&Report::check("one.jsonl", &result), JunitOptions::default()));
+    let rows = cases(&findings::report_junit(
+        &Report::check("one.jsonl", &result).with_replays(common::replays(&result)),
+        JunitOptions::default(),
+    ));
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].2, "error");
     assert!(rows[0].3.contains("could not tell (empty-transaction-graph)"), "{}", rows[0].3);
@@ -117,7 +123,10 @@ fn invariants_and_flags_are_test_cases_of_their_own() {
             permitted: Some(vec!["lost-update".into()]),
         },
     ];
-    let report = Report::check(&source, &result).with_run(run_summary()).with_invariants(invariants);
+    let report = Report::check(&source, &result)
+        .with_replays(common::replays(&result))
+        .with_run(run_summary())
+        .with_invariants(invariants);
 
     let rows = cases(&findings::report_junit(&report, JunitOptions::default()));
     let suites: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();

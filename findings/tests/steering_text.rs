@@ -87,7 +87,7 @@ fn json_output_escapes_them_as_json_does() {
 #[test]
 fn html_markdown_junit_svg_and_dot_show_them_escaped() {
     let result = write_skew();
-    let report = Report::check(SOURCE, &result);
+    let report = Report::check(SOURCE, &result).with_replays(common::replays(&result));
     let keys = format!("{KEY_A}{KEY_B}");
     let html = findings::report_html(&report);
     assert_inert("html", &html, &['\n', '\t']);
@@ -110,7 +110,7 @@ fn html_markdown_junit_svg_and_dot_show_them_escaped() {
 #[test]
 fn the_files_of_a_report_replays_included_hold_none_raw() {
     let result = write_skew();
-    let report = Report::check(SOURCE, &result);
+    let report = Report::check(SOURCE, &result).with_replays(common::replays(&result));
     let dir = tempfile::tempdir().unwrap();
     findings::write_report(dir.path(), &report, &OutOptions::default()).unwrap();
     let mut files = vec![];

@@ -56,7 +56,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(dir) = &args.out {
-        let mut report = findings::Report::check(&source, &result).with_history(&history);
+        let mut report = findings::Report::check(&source, &result)
+            .with_history(&history)
+            .with_replays(isocheck::replays::replays(&result));
         if let Some(shrunk) = &shrunk {
             report = report.with_shrunk(shrunk);
         }

@@ -30,8 +30,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use crate::hermitage::Action;
 use checker::Kind;
-use generators::hermitage::Action;
 
 use super::{Point, Txn};
 
