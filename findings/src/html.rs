@@ -20,7 +20,7 @@ use crate::report::Report;
 use crate::shape_sentence::shape_sentence;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, span_text, timeline_svg};
-use crate::verdicts::{Outcome, verdicts};
+use crate::verdicts::{Standing, verdicts};
 
 /// How many anomalies of one class the page shows in full (the rest are in findings.json).
 pub const SHOWN_PER_CLASS: usize = 20;
@@ -144,10 +144,10 @@ pub fn verdicts_section(report: &Report<'_>) -> String {
     let rows: Vec<Vec<Cell>> = verdicts(report.result)
         .into_iter()
         .map(|v| {
-            let why = match &v.outcome {
-                Outcome::Holds => "nothing it prohibits was found".to_string(),
-                Outcome::Broken(by) => format!("ruled out by {}", by.join(", ")),
-                Outcome::Unknown(why) => format!("could not tell: {}", why.join(", ")),
+            let why = match &v.standing {
+                Standing::Holds => "nothing it prohibits was found".to_string(),
+                Standing::Broken(by) => format!("ruled out by {}", by.join(", ")),
+                Standing::Unknown(why) => format!("could not tell: {}", why.join(", ")),
             };
             vec![Cell::Code(v.name.clone()), Cell::Html(badge(v.word(), v.word())), Cell::Text(why)]
         })
@@ -207,7 +207,7 @@ pub fn invariants_section(report: &Report<'_>) -> String {
             .invariants
             .iter()
             .map(|i| {
-                let (word, class) = match (i.holds, &i.permitted) {
+                let (word, class) = match (i.holds, i.permitted()) {
                     (true, _) => ("holds", "holds"),
                     (false, None) => ("broken", "broken"),
                     (false, Some(_)) => ("broken, permitted", "unknown"),
@@ -215,7 +215,7 @@ pub fn invariants_section(report: &Report<'_>) -> String {
                 vec![
                     Cell::Code(i.name.clone()),
                     Cell::Html(badge(class, word)),
-                    Cell::Text(i.message.clone()),
+                    Cell::Text(i.explanation.clone()),
                     figures_cell(&i.figures),
                 ]
             })

@@ -72,11 +72,11 @@ pub use junit::{JunitOptions, report_junit};
 pub use markdown::report_markdown;
 pub use out_dir::{OutOptions, write_out_dir, write_report};
 pub use replay::{Replay, ReplayStep, Replays};
-pub use report::{Invariant, Report};
+pub use report::Report;
 pub use run_summary::{Documented, RunSummary};
 pub use text::{text, verdict_word};
 pub use timeline::timeline_svg;
-pub use verdicts::{Outcome, Subject, Verdict, verdicts};
+pub use verdicts::{Standing, Subject, Verdict, verdicts};
 
 /// The result as one JSON object (DESIGN.md §3).
 pub fn json(result: &checker::CheckResult) -> String {

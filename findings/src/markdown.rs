@@ -18,7 +18,7 @@ use crate::report::Report;
 use crate::shape_sentence::shape_sentence;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, format_ns, span_text};
-use crate::verdicts::{Outcome, verdicts};
+use crate::verdicts::{Standing, verdicts};
 
 /// How many anomalies of one class the Markdown shows.
 pub const SHOWN_PER_CLASS: usize = 5;
@@ -100,10 +100,10 @@ pub fn report_markdown(report: &Report<'_>) -> String {
     let rows: Vec<Vec<String>> = verdicts(result)
         .into_iter()
         .map(|v| {
-            let (mark, why) = match &v.outcome {
-                Outcome::Holds => ("✅ holds", "nothing it prohibits was found".to_string()),
-                Outcome::Broken(by) => ("❌ broken", format!("ruled out by {}", by.join(", "))),
-                Outcome::Unknown(why) => ("❔ unknown", format!("could not tell: {}", why.join(", "))),
+            let (mark, why) = match &v.standing {
+                Standing::Holds => ("✅ holds", "nothing it prohibits was found".to_string()),
+                Standing::Broken(by) => ("❌ broken", format!("ruled out by {}", by.join(", "))),
+                Standing::Unknown(why) => ("❔ unknown", format!("could not tell: {}", why.join(", "))),
             };
             vec![code(&v.name), mark.to_string(), md(&why)]
         })
@@ -147,12 +147,12 @@ pub fn report_markdown(report: &Report<'_>) -> String {
             .map(|i| {
                 vec![
                     code(&i.name),
-                    match (i.holds, &i.permitted) {
+                    match (i.holds, i.permitted()) {
                         (true, _) => "✅ holds".to_string(),
                         (false, None) => "❌ broken".to_string(),
                         (false, Some(by)) => format!("⚠️ broken, permitted ({})", md(&by.join(", "))),
                     },
-                    md(&i.message),
+                    md(&i.explanation),
                     figures(&i.figures),
                 ]
             })

@@ -4,8 +4,9 @@
 
 mod common;
 
+use checker::Invariant;
 use common::{check, example, parse, run_summary};
-use findings::{Invariant, JunitOptions, Report};
+use findings::{JunitOptions, Report};
 use roxmltree::{Document, Node};
 
 fn count(node: Node<'_, '_>, attribute: &str) -> usize {
@@ -104,23 +105,32 @@ fn invariants_and_flags_are_test_cases_of_their_own() {
         Invariant {
             name: "total-conserved".into(),
             holds: true,
-            message: "the total stayed 1000".into(),
+            explanation: "the total stayed 1000".into(),
             figures: figures.clone(),
-            permitted: None,
+            txns: Vec::new(),
+            ops: Vec::new(),
+            broken_by: vec!["lost-update".into()],
+            promised: true,
         },
         Invariant {
             name: "never-negative".into(),
             holds: false,
-            message: "T12 read a total of -100".into(),
+            explanation: "T12 read a total of -100".into(),
             figures: figures.clone(),
-            permitted: None,
+            txns: Vec::new(),
+            ops: Vec::new(),
+            broken_by: vec!["G2-item".into()],
+            promised: true,
         },
         Invariant {
             name: "final-total".into(),
             holds: false,
-            message: "T14 overwrote T13's withdrawal".into(),
+            explanation: "T14 overwrote T13's withdrawal".into(),
             figures,
-            permitted: Some(vec!["lost-update".into()]),
+            txns: Vec::new(),
+            ops: Vec::new(),
+            broken_by: vec!["lost-update".into()],
+            promised: false,
         },
     ];
     let report = Report::check(&source, &result)

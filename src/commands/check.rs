@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::Context;
+use checker::invariants::GraphPolicy;
 use checker::{CheckError, Inference, Options, Workload};
 use histories::{Format, History};
 
@@ -29,11 +30,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
         );
     }
     let options = options(&args.check)?.with_workload(args.workload.map(workload));
-    let result = match checker::invariants::Scenario::detect(&history) {
+    let result = match checker::invariants::InvariantSuite::detect(&history) {
         None => check(&history, &options).map_err(|e| located(e, &source))?,
-        Some(scenario) => {
-            let unsound = scenario.graph_check_unsound();
-            let checked = check_with_invariants(&history, &options, scenario.name(), unsound, true);
+        Some(suite) => {
+            let graph = suite.graph_check_unsound().map_or(GraphPolicy::WhereReadable, GraphPolicy::Unsound);
+            let checked = check_with_invariants(&history, &options, suite.name(), graph);
             checked.map_err(|e| located(e, &source))?.0
         }
     };
@@ -91,11 +92,10 @@ pub fn check_with_invariants(
     history: &History,
     options: &Options,
     workload: &str,
-    unsound: Option<&str>,
-    fallback: bool,
+    graph: GraphPolicy<'_>,
 ) -> Result<(checker::CheckResult, checker::invariants::GraphCheck), CheckError> {
     let spinner = isocheck::progress::spinner(format!("checking {} operations", history.len()));
-    let result = checker::invariants::check_history(history, options, workload, unsound, fallback);
+    let result = checker::invariants::check_history(history, options, workload, graph);
     spinner.finish_and_clear();
     if let Ok((result, graph)) = &result {
         log::info!(

@@ -183,10 +183,13 @@ pub fn judge(
     clients: usize,
     system: &dyn System,
 ) -> anyhow::Result<(CheckResult, checker::invariants::GraphCheck)> {
-    let fallback = workload.name() != "list-append";
-    let unsound = workload.graph_check_unsound();
+    let graph = match workload.graph_check_unsound() {
+        Some(why) => checker::invariants::GraphPolicy::Unsound(why),
+        None if workload.name() == "list-append" => checker::invariants::GraphPolicy::Required,
+        None => checker::invariants::GraphPolicy::WhereReadable,
+    };
     let (mut result, graph_check) =
-        super::check::check_with_invariants(&outcome.history, options, workload.name(), unsound, fallback)?;
+        super::check::check_with_invariants(&outcome.history, options, workload.name(), graph)?;
     result.flags.extend(timing::zero_abort_under_contention(&outcome.history, level.promised_model()));
     result.flags.extend(resource_aborts(outcome.fail, &outcome.causes, &outcome.messages));
     if let Some(holds) = workload.holds() {
