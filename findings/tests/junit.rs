@@ -2,10 +2,8 @@
 //! systems read: `testsuites` > `testsuite` > `testcase`, with `failure` or `error` children, and
 //! `tests`/`failures`/`errors` counts that agree with the cases.
 
-mod common;
-
+use crate::common::{check, example, parse, replays, run_summary};
 use checker::Invariant;
-use common::{check, example, parse, run_summary};
 use findings::{JunitOptions, Report};
 use roxmltree::{Document, Node};
 
@@ -66,7 +64,7 @@ fn each_model_asked_about_is_a_test_case_and_a_broken_one_carries_the_explanatio
     let (history, source) = example("write-skew.jsonl");
     let result = check(&history, &["snapshot-isolation", "serializable"]);
     let rows = cases(&findings::report_junit(
-        &Report::check(&source, &result).with_replays(common::replays(&result)),
+        &Report::check(&source, &result).with_replays(replays(&result)),
         JunitOptions::default(),
     ));
     assert_eq!(rows.len(), 2);
@@ -83,7 +81,7 @@ fn an_unknown_verdict_is_an_error_not_a_pass() {
     );
     let result = check(&history, &[]);
     let rows = cases(&findings::report_junit(
-        &Report::check("one.jsonl", &result).with_replays(common::replays(&result)),
+        &Report::check("one.jsonl", &result).with_replays(replays(&result)),
         JunitOptions::default(),
     ));
     assert_eq!(rows.len(), 1);
@@ -134,7 +132,7 @@ fn invariants_and_flags_are_test_cases_of_their_own() {
         },
     ];
     let report = Report::check(&source, &result)
-        .with_replays(common::replays(&result))
+        .with_replays(replays(&result))
         .with_run(run_summary())
         .with_invariants(invariants);
 
