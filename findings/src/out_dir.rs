@@ -3,6 +3,7 @@
 //! named after its class and number, and where the report holds the cycle's replay
 //! (`Report::with_replays`), that replay as a scenario file for `isocheck hermitage --scenario-dir`. The
 //! SVG is drawn in process, or by Graphviz when asked for and installed.
+
 use std::io;
 use std::path::{Path, PathBuf};
 
