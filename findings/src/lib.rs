@@ -2,11 +2,12 @@
 //! terminal, JSON for programs (DESIGN.md §3), `report.html` for a developer reproducing an anomaly (one
 //! self-contained page: verdicts, charts, each cycle drawn, each transaction on a timeline),
 //! `report.md` for a pull-request comment, `junit.xml` for a CI page, and each cycle as Graphviz DOT and
-//! as SVG drawn in process; beside them, the side-by-side comparison of `isocheck compare` ([`comparison`])
-//! and the Hermitage matrix of `isocheck hermitage` ([`HermitageMatrix`]). This crate decides nothing: the verdict, the anomalies and their
-//! explanations are the checker's, the run's figures the runner's; here they are only laid out. Every
-//! piece of text that comes from a history (keys, values, error messages) is escaped for the format it
-//! goes into (`escape`).
+//! as SVG drawn in process; beside them, the side-by-side comparison of `isocheck compare`
+//! ([`comparison`]) and the Hermitage matrix of `isocheck hermitage` ([`HermitageMatrix`]). This crate
+//! decides nothing: the verdict, the anomalies and their explanations are the checker's, the run's
+//! figures the runner's, a cycle's replay `generators`' (handed over as [`Replays`]); here they are only
+//! laid out. Every piece of text that comes from a history (keys, values, error messages) is escaped for
+//! the format it goes into (`escape`).
 //!
 //! A [`Report`] gathers what the renderers need; [`write_report`] writes every file into a directory.
 //! The pieces (the page shell and tables in `page`, the sections in `html`, the tables in `markdown`,
