@@ -26,7 +26,7 @@
 //! (`cannot_force`). Only when no order forces the cycle anywhere are the steps the best effort below. String keys are numbered in order of appearance. Cycles
 //! through predicates are not reproduced here (the scenario format can express them, but the rows a
 //! predicate saw come from transactions outside the cycle). This module decides the steps; running
-//! them is the runner's, and whether they reproduce the anomaly is the checker's.
+//! them is the runner's, whether they reproduce the anomaly the checker's, and showing them `findings`'.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
