@@ -4,7 +4,7 @@
 //! command that runs a workload, and the benchmarks, judge a run here. The checks themselves are the
 //! `checker` crate's; rendering the verdict is `findings`'.
 
-use checker::invariants::GraphCheck;
+use checker::invariants::{GraphCheck, GraphPolicy};
 use checker::{CheckError, CheckResult, Options, timing};
 use histories::History;
 
@@ -24,9 +24,8 @@ pub fn judge(
     clients: usize,
     system: &dyn System,
 ) -> Result<(CheckResult, GraphCheck), CheckError> {
-    let fallback = source.name() != "list-append";
-    let unsound = source.graph_check_unsound();
-    let (mut result, graph_check) = check_with_invariants(&outcome.history, options, source.name(), unsound, fallback)?;
+    let (mut result, graph_check) =
+        check_with_invariants(&outcome.history, options, source.name(), source.graph_policy())?;
     result.flags.extend(timing::zero_abort_under_contention(&outcome.history, level.promised_model()));
     result.flags.extend(resource_aborts(outcome.fail, &outcome.causes, &outcome.messages));
     if let Some(holds) = source.holds() {
@@ -43,11 +42,10 @@ pub fn check_with_invariants(
     history: &History,
     options: &Options,
     workload: &str,
-    unsound: Option<&str>,
-    fallback: bool,
+    graph: GraphPolicy<'_>,
 ) -> Result<(CheckResult, GraphCheck), CheckError> {
     let spinner = crate::progress::spinner(format!("checking {} operations", history.len()));
-    let result = checker::invariants::check_history(history, options, workload, unsound, fallback);
+    let result = checker::invariants::check_history(history, options, workload, graph);
     spinner.finish_and_clear();
     if let Ok((result, graph)) = &result {
         log::info!(

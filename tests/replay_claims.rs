@@ -6,8 +6,8 @@
 
 use adapters::{EngineSystem, Level};
 use checker::{Cycle, Kind, Step, TxnView};
-use findings::reproduction::{Unreproducible, reproduction};
 use generators::hermitage::{CLAIM_LEVELS, Scenario};
+use generators::replay::{Unreproducible, reproduction};
 use histories::{Key, Mop, Observed, OpType};
 use isocheck::hermitage::{step_runner, verdict};
 use proptest::prelude::*;

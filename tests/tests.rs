@@ -17,7 +17,6 @@ mod overlap;
 mod replay;
 mod replay_claims;
 mod report_files;
-mod resource_aborts;
 mod run_command;
 mod run_json;
 mod run_systems;

@@ -1,13 +1,12 @@
 //! The SQLite adapter against real SQLite: the shared checks, then how SQLite's single writer shows up —
 //! busy errors recorded as aborts that left no trace, and `BEGIN IMMEDIATE` queueing writers.
 
-mod common;
-
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::common;
+use crate::common::{assert_aborted, begun, k, list, registers, rows};
 use adapters::{Failure, Level, LevelSupport, SqliteBegin, SqliteSystem, System};
-use common::{assert_aborted, begun, k, list, registers, rows};
 
 fn deferred() -> SqliteSystem {
     SqliteSystem::new(SqliteBegin::Deferred).unwrap()

@@ -124,6 +124,19 @@ pub struct Invariant {
     pub promised: bool,
 }
 
+impl Invariant {
+    /// Whether it broke where the models checked promise it: only such a break makes the verdict invalid.
+    pub fn fails(&self) -> bool {
+        !self.holds && self.promised
+    }
+
+    /// When it broke though the models checked do not promise it, the anomalies through which it can
+    /// break (such a break leaves the verdict as it is); `None` otherwise.
+    pub fn permitted(&self) -> Option<&[String]> {
+        (!self.holds && !self.promised).then_some(self.broken_by.as_slice())
+    }
+}
+
 /// Counts that say how much the checker could see.
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]
 pub struct Stats {

@@ -2,9 +2,7 @@
 //! tags, quotes and ampersands) come out escaped in the HTML report and in every SVG picture, and as
 //! plain text in Markdown.
 
-mod common;
-
-use common::{check, parse};
+use crate::common::{check, parse, replays};
 use findings::{JunitOptions, Report};
 
 const SCRIPT_KEY: &str = "<script>alert('key')</script>";
@@ -43,7 +41,7 @@ fn assert_no_markup(doc: &str) {
 #[test]
 fn the_html_report_shows_markup_in_keys_and_errors_as_text() {
     let result = hostile_history();
-    let report = Report::check("<script>source</script>.jsonl", &result);
+    let report = Report::check("<script>source</script>.jsonl", &result).with_replays(replays(&result));
     let html = findings::report_html(&report);
     assert_no_markup(&html);
     assert!(html.contains("&lt;script&gt;alert(&#39;key&#39;)&lt;/script&gt;"), "the key is shown, escaped");
@@ -77,7 +75,7 @@ fn timelines_hold_error_messages_as_text_nodes() {
 #[test]
 fn markdown_and_junit_keep_markup_inert() {
     let result = hostile_history();
-    let report = Report::check("h.jsonl", &result);
+    let report = Report::check("h.jsonl", &result).with_replays(replays(&result));
     let md = findings::report_markdown(&report);
     // Code blocks hold text verbatim (no Markdown renderer runs HTML inside them); outside them, no tag.
     let outside_code: String = md.split("```").step_by(2).collect();

@@ -213,7 +213,8 @@ fn keep_evidence(
     std::fs::write(dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
     let report = findings::Report::check(history_path.display().to_string(), result)
         .with_history(&outcome.history)
-        .with_run(summary);
+        .with_run(summary)
+        .with_replays(isocheck::replays::replays(result));
     let options = findings::OutOptions::default();
     findings::write_report(dir, &report, &options)?;
     Ok(())

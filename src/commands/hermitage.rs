@@ -55,17 +55,17 @@ pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
         }
     }
     let report = match args.format {
-        MatrixFormat::Text => matrix::text(&cells),
+        MatrixFormat::Text => findings::hermitage_text(&matrix::matrix(&cells)),
         MatrixFormat::Json => serde_json::to_string_pretty(&MatrixJson { matrix: &cells })? + "\n",
-        MatrixFormat::Markdown => matrix::markdown(&cells),
-        MatrixFormat::Html => matrix::html(&cells),
+        MatrixFormat::Markdown => findings::hermitage_markdown(&matrix::matrix(&cells)),
+        MatrixFormat::Html => findings::hermitage_html(&matrix::matrix(&cells)),
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)?;
         std::fs::write(dir.join("matrix.json"), serde_json::to_string_pretty(&MatrixJson { matrix: &cells })?)?;
-        std::fs::write(dir.join("matrix.md"), matrix::markdown(&cells))?;
-        std::fs::write(dir.join("matrix.html"), matrix::html(&cells))?;
+        std::fs::write(dir.join("matrix.md"), findings::hermitage_markdown(&matrix::matrix(&cells)))?;
+        std::fs::write(dir.join("matrix.html"), findings::hermitage_html(&matrix::matrix(&cells)))?;
     }
     Ok(exit::VALID)
 }

@@ -154,7 +154,10 @@ pub fn execute(
         });
     }
     std::fs::write(out_dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
-    let mut report = findings::Report::check(source, &result).with_history(&outcome.history).with_run(summary.clone());
+    let mut report = findings::Report::check(source, &result)
+        .with_history(&outcome.history)
+        .with_run(summary.clone())
+        .with_replays(isocheck::replays::replays(&result));
     if let Some(shrunk) = &shrunk {
         report = report.with_shrunk(shrunk);
     }

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use adapters::{Failure, Level, Session, System, TxnError};
 use anyhow::anyhow;
-use histories::{Mop, Observed, Op, OpType, OpValue, Position, Process};
+use histories::{Mop, Observed, Op, OpType, OpValue, Process};
 
 use super::Shared;
 use super::recorder::ClientLog;
@@ -66,17 +66,9 @@ impl Client {
     }
 
     fn op(&self, kind: OpType, plan_f: &histories::Function, value: Vec<Mop>, error: Option<String>) -> Op {
-        Op {
-            index: 0,
-            kind,
-            process: Process::Client(self.process),
-            f: plan_f.clone(),
-            time: Some(self.shared.clock.now()),
-            value: OpValue::Txn(value),
-            error: error.map(Into::into),
-            extra: Vec::new(),
-            at: Position::default(),
-        }
+        Op::new(kind, Process::Client(self.process), plan_f.clone(), OpValue::Txn(value))
+            .with_time(self.shared.clock.now())
+            .with_error(error)
     }
 
     /// Runs one transaction and records it.

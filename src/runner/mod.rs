@@ -207,16 +207,9 @@ const FINAL_ATTEMPTS: usize = 10;
 /// before any client's first transaction.
 fn init_record(rows: Vec<(histories::Key, i64)>) -> recorder::ClientLog {
     let rows: histories::Rows = rows.into_iter().collect();
-    let op = |kind| histories::Op {
-        index: 0,
-        kind,
-        process: histories::Process::Client(0),
-        f: histories::Function::Init,
-        time: Some(0),
-        value: histories::OpValue::Rows(rows.clone()),
-        error: None,
-        extra: Vec::new(),
-        at: histories::Position::default(),
+    let op = |kind| {
+        let value = histories::OpValue::Rows(rows.clone());
+        histories::Op::new(kind, histories::Process::Client(0), histories::Function::Init, value).with_time(0)
     };
     recorder::ClientLog {
         ops: vec![op(histories::OpType::Invoke), op(histories::OpType::Ok)],

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use adapters::KillSwitch;
-use histories::{Function, Op, OpType, OpValue, Position, Process};
+use histories::{Function, Op, OpType, OpValue, Process};
 
 use super::Shared;
 use super::recorder::ClientLog;
@@ -111,17 +111,7 @@ fn invoke(record: &mut ClientLog, shared: &Shared, name: &str) {
 }
 
 fn op(shared: &Shared, kind: OpType, name: &str, value: serde_json::Value) -> Op {
-    Op {
-        index: 0,
-        kind,
-        process: Process::Nemesis,
-        f: Function::Named(name.into()),
-        time: Some(shared.clock.now()),
-        value: OpValue::Other(value),
-        error: None,
-        extra: Vec::new(),
-        at: Position::default(),
-    }
+    Op::new(kind, Process::Nemesis, Function::Named(name.into()), OpValue::Other(value)).with_time(shared.clock.now())
 }
 
 fn shell(cmd: &str) -> serde_json::Value {

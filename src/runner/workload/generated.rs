@@ -6,6 +6,7 @@
 use std::sync::Mutex;
 
 use adapters::{Session, TxnError};
+use checker::invariants::GraphPolicy;
 use generators::{InvalidParams, ListAppend, Params, RwRegister};
 use histories::{Function, Mop, Observed};
 
@@ -47,6 +48,15 @@ impl TxnSource for GeneratedWorkload {
         match self.shape {
             Shape::ListAppend => "list-append",
             Shape::RwRegister => "rw-register",
+        }
+    }
+
+    fn graph_policy(&self) -> GraphPolicy<'static> {
+        match self.shape {
+            // The runner writes every list-append micro-op as the checker reads it: one it cannot read is
+            // an error, not a graph left unchecked.
+            Shape::ListAppend => GraphPolicy::Required,
+            Shape::RwRegister => GraphPolicy::WhereReadable,
         }
     }
 
