@@ -8,9 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use adapters::{EngineSystem, Level, PostgresSystem, SqliteBegin, SqliteSystem, System};
-use checker::timing::{self, HoldTiming};
-use isocheck::runner::overlap::{self, OverlapConfig};
-use isocheck::runner::workload::{Bank, BankParams, Workload, YcsbA, YcsbParams};
+use checker::timing;
+use isocheck::judge::judge;
+use isocheck::overlap_summary::overlap_summary;
+use isocheck::runner::overlap::OverlapConfig;
+use isocheck::runner::workload::{Bank, BankParams, TxnSource, YcsbA, YcsbParams};
 use isocheck::runner::{Limit, RunConfig, run};
 
 /// Runs of each configuration; the tables show the median.
@@ -68,9 +70,8 @@ fn overlap_table() {
             continue;
         }
         let config = OverlapConfig { level, clients: 4, hold: Duration::from_millis(100), rounds: 5 };
-        let medians: Vec<f64> = (0..RUNS)
-            .map(|_| overlap::measure(&make(), &config).expect("overlap runs").median().as_secs_f64() * 1000.0)
-            .collect();
+        let medians: Vec<f64> =
+            (0..RUNS).map(|_| overlap_summary(&make(), &config, None).expect("overlap runs").elapsed_ms).collect();
         let m = median(medians.clone());
         let verdict = timing::overlap_verdict(4, 4, config.hold, Duration::from_secs_f64(m / 1000.0));
         println!("| {name} | {m:.1} ms (runs: {} ms) | {} |", range(&medians), verdict.name());
@@ -89,10 +90,11 @@ fn bank_table() {
         for seed in 0..RUNS as u64 {
             let params = BankParams { hold: Duration::from_millis(1), ..BankParams::default() };
             let workload = Arc::new(Bank::new(params, seed + 1, 4).expect("bank"));
+            let system = make();
             let config = RunConfig {
-                system: make(),
+                system: Arc::clone(&system),
                 level,
-                workload: Arc::clone(&workload) as Arc<dyn Workload>,
+                workload: Arc::clone(&workload) as Arc<dyn TxnSource>,
                 clients: 4,
                 limit: Limit::Txns(2000),
                 progress: false,
@@ -100,7 +102,9 @@ fn bank_table() {
                 record: true,
             };
             let outcome = run(&config).expect("the run completes");
-            let invariants = checker::invariants::check(&outcome.history);
+            let options = checker::Options::new(&[level.promised_model().to_string()], &[]).expect("the level's model");
+            let (result, _) = judge(&outcome, workload.as_ref(), &options, level, 4, system.as_ref()).expect("judged");
+            let invariants = &result.invariants;
             let figure = |inv: &str, fig: &str| {
                 invariants.iter().find(|i| i.name == inv).and_then(|i| i.figures[fig].as_f64()).unwrap_or(f64::NAN)
             };
@@ -110,9 +114,7 @@ fn bank_table() {
             overdrawn += usize::from(invariants.iter().any(|i| !i.holds));
             let holds = workload.holds().expect("the bank holds");
             concurrency.push(holds.count as f64 * holds.hold.as_secs_f64() / holds.busy.as_secs_f64());
-            flags.extend(timing::zero_abort_under_contention(&outcome.history, level.promised_model()).map(|f| f.name));
-            let timing = HoldTiming { clients: 4, hold: holds.hold, holds: holds.count, elapsed: holds.busy };
-            flags.extend(timing::fully_serialized(&timing, "run", None).map(|f| f.name));
+            flags.extend(result.flags.into_iter().map(|f| f.name));
         }
         println!(
             "| {name} | {} | {} | {} | {overdrawn}/{RUNS} | {:.2} | {} |",

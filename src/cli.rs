@@ -1,12 +1,15 @@
-//! The command line as clap parses it: raw flags, before they are checked and turned into the options
-//! the libraries take (in each command module). Every flag is documented here, which is what `--help`
-//! prints.
+//! The command line as clap parses it: raw flags, before they are checked and turned into the specs and
+//! options the libraries take (`settings`, and each command module). Every flag is documented here,
+//! which is what `--help` prints; the flags that say which system to run ([`SystemFlags`]) are declared
+//! once and flattened into every command that runs one.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use adapters::Level;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use isocheck::system_spec::SystemKind;
+use isocheck::workload_spec::WorkloadKind;
 
 /// isocheck tells database developers, with evidence, whether their transactions are as isolated as they
 /// claim: it checks histories of transactions for isolation anomalies, Elle-style, and explains each one.
@@ -242,13 +245,8 @@ pub enum WorkloadName {
 /// Flags of `isocheck run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The system under test.
-    #[arg(long, value_enum, default_value_t = DbName::Engine)]
-    pub db: DbName,
-
-    /// PostgreSQL's connection URL (postgres://user@host:port/db).
-    #[arg(long, env = "ISOCHECK_PG_URL", hide_env_values = true)]
-    pub url: Option<String>,
+    #[command(flatten)]
+    pub system: SystemFlags,
 
     /// The isolation level every transaction begins at: read-committed, snapshot-isolation,
     /// repeatable-read or serializable. The history is checked against the model of that name unless
@@ -257,8 +255,8 @@ pub struct RunArgs {
     pub isolation: Level,
 
     /// What the clients run.
-    #[arg(long, value_enum, default_value_t = RunWorkloadName::ListAppend)]
-    pub workload: RunWorkloadName,
+    #[arg(long, value_enum, default_value_t = WorkloadKind::ListAppend)]
+    pub workload: WorkloadKind,
 
     /// How many concurrent clients.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
@@ -275,11 +273,6 @@ pub struct RunArgs {
     /// The seed of the transaction stream: the same seed draws the same transactions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-
-    /// A planted engine defect: global-lock, ssi-off, no-first-committer-wins, dirty-read,
-    /// non-atomic-commit (engine only).
-    #[arg(long, value_name = "NAME")]
-    pub defect: Option<String>,
 
     #[command(flatten)]
     pub shape: ShapeFlags,
@@ -302,11 +295,6 @@ pub struct RunArgs {
     /// With --nemesis commands: a shell command that heals what --nemesis-cmd broke.
     #[arg(long, value_name = "CMD", requires = "nemesis_cmd")]
     pub heal_cmd: Option<String>,
-
-    /// SQLite only: how transactions begin (deferred takes the write lock at the first write, immediate
-    /// at BEGIN).
-    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
-    pub sqlite_begin: SqliteBegin,
 
     #[command(flatten)]
     pub check: CheckFlags,
@@ -422,13 +410,8 @@ pub enum FailOn {
 /// Flags of `isocheck overlap`.
 #[derive(Debug, Args)]
 pub struct OverlapArgs {
-    /// The system under test.
-    #[arg(long, value_enum, default_value_t = DbName::Engine)]
-    pub db: DbName,
-
-    /// PostgreSQL's connection URL (postgres://user@host:port/db).
-    #[arg(long, env = "ISOCHECK_PG_URL", hide_env_values = true)]
-    pub url: Option<String>,
+    #[command(flatten)]
+    pub system: SystemFlags,
 
     /// The isolation level each transaction begins at.
     #[arg(long, default_value = "serializable")]
@@ -445,14 +428,6 @@ pub struct OverlapArgs {
     /// How many rounds; the median is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..))]
     pub rounds: u16,
-
-    /// A planted engine defect (engine only): global-lock serializes every transaction.
-    #[arg(long, value_name = "NAME")]
-    pub defect: Option<String>,
-
-    /// SQLite only: how transactions begin.
-    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
-    pub sqlite_begin: SqliteBegin,
 
     /// Also exit 1 when the transactions ran one at a time (the fully-serialized flag).
     #[arg(long, value_enum, value_name = "WHAT")]
@@ -487,35 +462,6 @@ pub struct ShapeFlags {
     pub key_dist: String,
 }
 
-/// `--db`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DbName {
-    /// The embedded MVCC engine (no setup).
-    Engine,
-    /// SQLite (bundled), a database file in a temporary directory.
-    Sqlite,
-    /// PostgreSQL at --url.
-    Postgres,
-    /// MariaDB at --url (mysql://user@host:port/db) or ISOCHECK_MYSQL_URL.
-    Mariadb,
-}
-
-/// `--workload` for runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RunWorkloadName {
-    /// Appends of unique values to lists, and whole-list reads (Elle's list-append).
-    ListAppend,
-    /// Writes of unique values to registers, and reads (Elle's rw-register).
-    RwRegister,
-    /// Accounts with a fixed total (--bank-mode withdraw or transfer); invariants checked.
-    Bank,
-    /// Doctors on call: at least one must stay on call (--doctors); invariants checked.
-    WriteSkew,
-    /// YCSB workload A: 50% reads, 50% updates of byte records, scrambled Zipfian keys (--records,
-    /// --fields, --field-length); for throughput and aborts.
-    YcsbA,
-}
-
 /// `--nemesis`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum NemesisName {
@@ -523,6 +469,32 @@ pub enum NemesisName {
     KillConnections,
     /// Run --nemesis-cmd, then --heal-cmd, alternately.
     Commands,
+}
+
+/// Which system (or systems) to run against, and how to reach it: declared once, flattened into
+/// `run`, `overlap`, `compare` and `hermitage`, and validated once into `SystemSpec`s (`settings`).
+#[derive(Debug, Args)]
+pub struct SystemFlags {
+    /// The system under test: engine, sqlite, postgres or mariadb (default: engine). compare and
+    /// hermitage take several, comma-separated (compare's default: engine,sqlite).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "DB")]
+    pub db: Vec<SystemKind>,
+
+    /// A server's connection URL, whose scheme says which system it is for: postgres://user@host:port/db
+    /// (or key=value pairs) for PostgreSQL, mysql://user@host:port/db for MariaDB. Repeat it for several
+    /// servers. A server without one is reached at ISOCHECK_PG_URL or ISOCHECK_MYSQL_URL.
+    #[arg(long, value_name = "URL")]
+    pub url: Vec<String>,
+
+    /// A planted engine defect (engine only): global-lock (serializes every transaction), ssi-off,
+    /// no-first-committer-wins, dirty-read, non-atomic-commit.
+    #[arg(long, value_name = "NAME")]
+    pub defect: Option<engine::Defect>,
+
+    /// SQLite only: how transactions begin (deferred takes the write lock at the first write, immediate
+    /// at BEGIN).
+    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
+    pub sqlite_begin: SqliteBegin,
 }
 
 /// `--sqlite-begin`.
@@ -537,21 +509,13 @@ pub enum SqliteBegin {
 /// Flags of `isocheck hermitage`.
 #[derive(Debug, Args)]
 pub struct HermitageArgs {
-    /// The systems, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DbName::Engine])]
-    pub db: Vec<DbName>,
-
-    /// PostgreSQL's connection URL.
-    #[arg(long, env = "ISOCHECK_PG_URL", hide_env_values = true)]
-    pub url: Option<String>,
+    // The systems (comma-separated; default: engine) and how to reach them.
+    #[command(flatten)]
+    pub system: SystemFlags,
 
     /// The levels, comma-separated; a level a system lacks is shown as such.
     #[arg(long, value_delimiter = ',', default_values_t = [Level::ReadCommitted, Level::RepeatableRead, Level::Serializable])]
     pub isolation: Vec<Level>,
-
-    /// A planted engine defect (engine only).
-    #[arg(long, value_name = "NAME")]
-    pub defect: Option<String>,
 
     /// Only these scenarios (repeatable), by name: G0, G1a, ..., G2-two-edges.
     #[arg(long = "scenario", value_name = "NAME")]
@@ -568,10 +532,6 @@ pub struct HermitageArgs {
     /// Also write matrix.json, matrix.md, matrix.html and each scenario's history to this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-
-    /// SQLite only: how transactions begin.
-    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
-    pub sqlite_begin: SqliteBegin,
 }
 
 /// `--format` of the matrix.
@@ -590,21 +550,18 @@ pub enum MatrixFormat {
 /// Flags of `isocheck compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The systems, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DbName::Engine, DbName::Sqlite])]
-    pub db: Vec<DbName>,
-
-    /// PostgreSQL's connection URL.
-    #[arg(long, env = "ISOCHECK_PG_URL", hide_env_values = true)]
-    pub url: Option<String>,
+    // The systems (comma-separated; default: engine,sqlite) and how to reach them; --defect plants its
+    // defect in the engine's rows only.
+    #[command(flatten)]
+    pub system: SystemFlags,
 
     /// The levels, comma-separated; a level a system lacks is shown as such.
     #[arg(long, value_delimiter = ',', default_values_t = [Level::ReadCommitted, Level::SnapshotIsolation, Level::Serializable])]
     pub isolation: Vec<Level>,
 
     /// What every run runs.
-    #[arg(long, value_enum, default_value_t = RunWorkloadName::ListAppend)]
-    pub workload: RunWorkloadName,
+    #[arg(long, value_enum, default_value_t = WorkloadKind::ListAppend)]
+    pub workload: WorkloadKind,
 
     /// Clients per run (and per overlap round).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
@@ -622,10 +579,6 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
-    /// A planted engine defect, for the engine's rows.
-    #[arg(long, value_name = "NAME")]
-    pub defect: Option<String>,
-
     /// How long each overlap client holds its transaction open, in milliseconds.
     #[arg(long, default_value_t = 100)]
     pub hold_ms: u64,
@@ -639,10 +592,6 @@ pub struct CompareArgs {
 
     #[command(flatten)]
     pub scenario: ScenarioFlags,
-
-    /// SQLite only: how transactions begin.
-    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
-    pub sqlite_begin: SqliteBegin,
 
     /// Also write comparison.json, report.md and report.html to this directory.
     #[arg(long, value_name = "DIR")]

@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod exit;
 mod logging;
+mod settings;
 
 use std::process::ExitCode;
 

@@ -1,9 +1,7 @@
 //! `isocheck check` end to end: verdicts and exit codes (0 valid, 1 invalid, 2 bad input, 3 unknown),
 //! one clear located error per malformed file, and the files `--out` leaves.
 
-mod util;
-
-use util::{isocheck, repo, temp_file};
+use crate::util::{isocheck, repo, temp_file};
 
 const SERIAL: &str = r#"{"type":"invoke","process":0,"value":[["append","x",1]]}
 {"type":"ok","process":0,"value":[["append","x",1]]}

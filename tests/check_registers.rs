@@ -2,9 +2,7 @@
 //! with `--workload`, Elle's register assumptions as flags, what the report says it could not see, and
 //! a history mixing workloads refused with the file, line and operations to blame.
 
-mod util;
-
-use util::{isocheck, temp_file};
+use crate::util::{isocheck, temp_file};
 
 /// Two writes of x nobody read, and y written and read by one transaction.
 const BLIND: &str = r#"{"type":"invoke","process":0,"value":[["w","x",1]]}

@@ -3,9 +3,7 @@
 //! the write skew and SQLite none. (PostgreSQL 15's SERIALIZABLE is not asserted clean: isocheck found it
 //! commit G2-item cycles now and then, `testdata/postgres-15-serializable/`.)
 
-mod util;
-
-use util::{isocheck, pg_url};
+use crate::util::{isocheck, pg_url};
 
 #[test]
 fn compare_shows_every_cell_and_only_the_planted_defect_breaks_serializable() {

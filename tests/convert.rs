@@ -1,9 +1,7 @@
 //! `isocheck convert` end to end: a history written in each format reads back as the same operations and
 //! checks to the same verdict; an unreadable history is an error naming its file and line (exit 2).
 
-mod util;
-
-use util::{isocheck, repo, temp_file};
+use crate::util::{isocheck, repo, temp_file};
 
 #[test]
 fn every_format_reads_back_as_the_same_history_and_verdict() {

@@ -5,12 +5,10 @@
 //! list-append cells are `run_command.rs`'s). `ISOCHECK_DEFAULT_SEEDS=N` runs N seeds of the clean
 //! matrix (default 1; `scripts/default-runs` runs 10 with the cores busy).
 
-mod util;
-
 use std::sync::Mutex;
 
+use crate::util::{anomaly_types, run_json};
 use serde_json::Value;
-use util::{anomaly_types, run_json};
 
 /// Each workload's flags, as README names them.
 const WORKLOADS: [(&str, &[&str]); 6] = [

@@ -3,11 +3,10 @@
 //! snapshot isolation and SSI are known to do: permitted below serializable, refused at it); the engine's matrix at each level matches PostgreSQL's, and
 //! each planted defect changes exactly the cells it should; on SQLite every cell is prevented.
 
-mod util;
-
+use crate::util;
 use std::collections::BTreeMap;
 
-use util::{isocheck, pg_url};
+use crate::util::{isocheck, pg_url};
 
 const COLUMNS: [&str; 11] = ["G0", "G1a", "G1b", "G1c", "OTV", "PMP", "P4", "G-single", "G2-item", "G2", "read-only"];
 

@@ -3,9 +3,7 @@
 //! UTF-8 and a missing file each exit 2 with one located message, said once; a misnamed file is read by
 //! its contents with a warning.
 
-mod util;
-
-use util::{isocheck, temp_file};
+use crate::util::{isocheck, temp_file};
 
 const SERIAL: &str = r#"{"type":"invoke","process":0,"value":[["append","k\u001b[2J\u202e",1]]}
 {"type":"ok","process":0,"value":[["append","k\u001b[2J\u202e",1]]}

@@ -4,14 +4,12 @@
 //! every passing run's is not, the summary's counts are the kept runs' own findings, `--until-invalid`
 //! stops at its first failure, and Ctrl-C stops the hunt with a summary of what it has.
 
-mod util;
-
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use util::isocheck;
+use crate::util::isocheck;
 
 const HUNT: [&str; 9] = ["run", "--workload", "write-skew", "--defect", "ssi-off", "--hold", "1ms", "--format", "json"];
 

@@ -9,12 +9,11 @@
 //! lock), shapes and labels. Counts that depend on timing (how many withdrawals overdraw at repeatable
 //! read, how many transactions abort) are measured by the README's commands, never asserted.
 
-mod util;
-
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use util::{isocheck, mysql_url, pg_url, run_json};
+
+use crate::util::{isocheck, mysql_url, pg_url, run_json};
 
 fn db_args(url: &str) -> [&str; 4] {
     ["--db", "mariadb", "--url", url]

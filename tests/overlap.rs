@@ -6,10 +6,8 @@
 //! holds here (300 ms) and of the best of three measurements, so that a scheduler's delay of a client
 //! does not decide it.
 
-mod util;
-
+use crate::util::{isocheck, pg_url};
 use serde_json::Value;
-use util::{isocheck, pg_url};
 
 fn overlap(extra: &[&str]) -> (i32, Value) {
     let mut args = vec!["overlap", "--rounds", "3", "--format", "json"];

@@ -7,12 +7,10 @@
 //! recur at read committed and snapshot isolation refuses them, their replays saying which edge no order
 //! can force there.
 
-mod util;
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use util::{isocheck, pg_url, repo};
+use crate::util::{isocheck, pg_url, repo};
 
 /// A replay's claim: its name, the levels its steps force the cycle at, and (level, why) for the others.
 type Claim = (String, Vec<String>, Vec<(String, String)>);

@@ -6,8 +6,8 @@
 
 use adapters::{EngineSystem, Level};
 use checker::{Cycle, Kind, Step, TxnView};
-use findings::reproduction::{Unreproducible, reproduction};
 use generators::hermitage::{CLAIM_LEVELS, Scenario};
+use generators::replay::{Unreproducible, reproduction};
 use histories::{Key, Mop, Observed, OpType};
 use isocheck::hermitage::{step_runner, verdict};
 use proptest::prelude::*;
@@ -115,7 +115,7 @@ fn cycle(spec: &CycleSpec) -> Cycle {
 }
 
 /// The replay's outcome on a fresh engine at `level`.
-fn outcome(scenario: &Scenario, level: Level, name: &str) -> verdict::Outcome {
+fn outcome(scenario: &Scenario, level: Level, name: &str) -> verdict::CellVerdict {
     let system = EngineSystem::new(None);
     let execution = step_runner::execute(&system, level, scenario).expect("the engine runs the replay");
     verdict::cell("engine", name, scenario, &execution).expect("the checker judges it").outcome
@@ -142,9 +142,9 @@ proptest! {
             if scenario.forces.iter().any(|l| l == name) {
                 let prohibited = checker::consistency_model::anomalies_prohibited_by([name]);
                 prop_assert!(!prohibited.contains(class.as_str()), "claims to force {} at {}, which prohibits it", class, name);
-                prop_assert_eq!(outcome(&scenario, level, name), verdict::Outcome::Anomaly, "{} at {}:\n{}", class, name, scenario);
+                prop_assert_eq!(outcome(&scenario, level, name), verdict::CellVerdict::Anomaly, "{} at {}:\n{}", class, name, scenario);
                 if level == Level::SnapshotIsolation {
-                    prop_assert_eq!(outcome(&scenario, Level::Serializable, "serializable"), verdict::Outcome::Prevented, "{}:\n{}", class, scenario);
+                    prop_assert_eq!(outcome(&scenario, Level::Serializable, "serializable"), verdict::CellVerdict::Prevented, "{}:\n{}", class, scenario);
                 }
             } else {
                 let why = scenario.cannot_force.get(name).map(String::as_str).unwrap_or_default();

@@ -2,11 +2,10 @@
 //! in headless Chromium (no console errors, the anomaly and its cycle's picture in the DOM), markup in a
 //! history shown as text by a real browser, and logs on stderr only.
 
-mod util;
-
+use crate::util;
 use std::path::Path;
 
-use util::{chromium, isocheck, open_in_chromium, repo, temp_file};
+use crate::util::{chromium, isocheck, open_in_chromium, repo, temp_file};
 
 fn files(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> =

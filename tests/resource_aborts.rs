@@ -11,10 +11,12 @@
 //! serializable read on the server fails, so this test has a binary of its own: `cargo test` runs test
 //! binaries one at a time, and no other test shares the server meanwhile (scripts/test starts the server).
 
+// The integration harness's helpers; this binary uses two of them.
+#[allow(dead_code)]
 mod util;
 
+use crate::util::{pg_url, run_json};
 use postgres::{Client, NoTls};
-use util::{pg_url, run_json};
 
 /// Relations each filling transaction reads.
 const TABLES: usize = 100;

@@ -1,9 +1,8 @@
 //! `isocheck run` end to end against the embedded engine: a correct engine at serializable checks valid,
 //! and every planted defect is caught by a default-sized run with the anomaly class it implies.
 
-mod util;
-
-use util::isocheck;
+use crate::util;
+use crate::util::isocheck;
 
 fn run(extra: &[&str]) -> (i32, serde_json::Value, tempfile::TempDir) {
     util::run_json(extra)

@@ -3,9 +3,7 @@
 //! anomalies read committed permits; a run whose connections are killed every few hundred milliseconds
 //! completes, records the affected transactions as `fail` or `info`, and checks clean.
 
-mod util;
-
-use util::{anomaly_types, isocheck, pg_url, run_json};
+use crate::util::{anomaly_types, isocheck, pg_url, run_json};
 
 fn count(json: &serde_json::Value, field: &str) -> u64 {
     json["run"][field].as_u64().unwrap_or_else(|| panic!("run.{field} in {json}"))

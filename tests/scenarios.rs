@@ -7,10 +7,9 @@
 //! too, and shows the write skew behind a broken invariant as G2-item. Timing bounds are loose: the
 //! figures themselves are in the README, as medians.
 
-mod util;
-
+use crate::util;
+use crate::util::{isocheck, pg_url, run_json};
 use serde_json::Value;
-use util::{isocheck, pg_url, run_json};
 
 fn invariant<'a>(json: &'a Value, name: &str) -> &'a Value {
     json["invariants"]

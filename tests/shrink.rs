@@ -5,15 +5,14 @@
 //! garbage read); each kept transaction is needed; and the shrunk cycle's replay recurs on the engine
 //! below serializable and is refused at serializable.
 
-mod util;
-
+use crate::util;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use crate::util::{isocheck, repo};
 use checker::{Options, check};
 use histories::{Mop, Observed};
-use util::{isocheck, repo};
 
 const FIXTURE: &str = "testdata/shrink/ssi-off-g2-item.jsonl";
 

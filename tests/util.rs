@@ -1,5 +1,5 @@
-//! Helpers for end-to-end tests: run the `isocheck` binary and capture what it said.
-#![allow(dead_code)] // Each test binary uses only some of these helpers.
+//! Helpers for end-to-end tests: run the `isocheck` binary and capture what it said, temporary files,
+//! the PostgreSQL URL. Shared by every module of the one test harness (`tests.rs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

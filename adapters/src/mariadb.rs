@@ -92,12 +92,17 @@ impl MariadbSystem {
     /// The environment variable that gives the URL when `--url` does not.
     pub const URL_VAR: &str = "ISOCHECK_MYSQL_URL";
 
-    /// Connects to the server at `url` (`mysql://user:password@host:port/db`), to check it is there and
+    /// Connects to the server at `url` (`mysql://user:password@host:port/db`, or `mariadb://`), to check it is there and
     /// read its version and `innodb_snapshot_isolation`. Beside the `mysql` crate's own URL parameters,
     /// `innodb_snapshot_isolation=on|off` and `innodb_lock_wait_timeout=SECONDS` set those variables in
     /// every session. A URL without a connect timeout gets 10 seconds.
     pub fn new(url: &str) -> Result<MariadbSystem, AdapterError> {
-        let (url, session) = take_session_params(url)?;
+        // `mariadb://` says the same as `mysql://`, which is the only scheme the `mysql` crate knows.
+        let url = match url.split_once("://") {
+            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("mariadb") => format!("mysql://{rest}"),
+            _ => url.to_string(),
+        };
+        let (url, session) = take_session_params(&url)?;
         let parsed = Opts::from_url(&url)
             .map_err(|e| AdapterError::Unavailable { system: NAME, message: format!("bad URL: {e}") })?;
         let mut builder = OptsBuilder::from_opts(parsed.clone())

@@ -32,6 +32,14 @@ pub trait System: Send + Sync {
         Vec::new()
     }
 
+    /// Why this system runs one writing transaction at a time by design, quoting its documentation, or
+    /// `None` for a system that lets writers run at once. A run whose transactions took as long as run
+    /// one after another is flagged `fully-serialized` either way; this says, beside the flag, that the
+    /// system documents it rather than that a defect causes it.
+    fn serialized_by_design(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Creates fresh, empty tables for a run, with these initial register rows.
     fn prepare(&self, registers: &[(Key, i64)]) -> Result<(), AdapterError>;
 

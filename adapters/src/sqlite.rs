@@ -152,6 +152,13 @@ impl System for SqliteSystem {
         "sqlite"
     }
 
+    fn serialized_by_design(&self) -> Option<&'static str> {
+        Some(
+            "This is SQLite's documented design, not a defect: one connection writes at a time \
+             (https://www.sqlite.org/isolation.html, https://www.sqlite.org/wal.html).",
+        )
+    }
+
     fn version(&self) -> String {
         format!(
             "SQLite {} (bundled; WAL; BEGIN {}; busy timeout {} ms; in {})",

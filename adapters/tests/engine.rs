@@ -1,8 +1,7 @@
 //! The shared adapter checks, run against the embedded engine: it must answer through the `Session`
 //! interface exactly as the SQL systems do.
 
-mod common;
-
+use crate::common;
 use adapters::EngineSystem;
 
 #[test]

@@ -9,13 +9,12 @@
 //! Without `ISOCHECK_MYSQL_URL` these tests print a notice and pass, unless `ISOCHECK_MYSQL_REQUIRED` is
 //! set: then, as when the URL is set but the server does not answer, they fail.
 
-mod common;
-
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::common;
+use crate::common::{assert_aborted, begun, k, list, registers, rows};
 use adapters::{AdapterError, Failure, KillSwitch, Level, LevelSupport, MariadbSystem, System};
-use common::{assert_aborted, begun, k, list, registers, rows};
 use histories::Predicate;
 
 fn url() -> Option<String> {

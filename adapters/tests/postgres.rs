@@ -6,13 +6,12 @@
 //! Without `ISOCHECK_PG_URL` these tests print a notice and pass, unless `ISOCHECK_PG_REQUIRED` is set:
 //! then, as when the URL is set but the server does not answer, they fail.
 
-mod common;
-
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::common;
+use crate::common::{assert_aborted, begun, k, list, registers, rows};
 use adapters::{AdapterError, Failure, Level, LevelSupport, PostgresSystem, Session, System};
-use common::{assert_aborted, begun, k, list, registers, rows};
 
 fn url() -> Option<String> {
     match std::env::var(PostgresSystem::URL_VAR) {

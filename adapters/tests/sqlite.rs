@@ -1,13 +1,12 @@
 //! The SQLite adapter against real SQLite: the shared checks, then how SQLite's single writer shows up —
 //! busy errors recorded as aborts that left no trace, and `BEGIN IMMEDIATE` queueing writers.
 
-mod common;
-
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::common;
+use crate::common::{assert_aborted, begun, k, list, registers, rows};
 use adapters::{Failure, Level, LevelSupport, SqliteBegin, SqliteSystem, System};
-use common::{assert_aborted, begun, k, list, registers, rows};
 
 fn deferred() -> SqliteSystem {
     SqliteSystem::new(SqliteBegin::Deferred).unwrap()
@@ -202,4 +201,13 @@ fn a_kill_ends_a_session_waiting_for_the_write_lock_when_its_busy_timeout_ends()
     assert_eq!((err.failure, err.cause.as_str(), err.session_lost), (Failure::Aborted, "killed", true), "{err}");
     assert!(waited < Duration::from_secs(2), "waited {waited:?}");
     a.commit().unwrap();
+}
+
+#[test]
+fn sqlite_says_it_runs_one_writer_at_a_time_by_design_and_the_engine_does_not() {
+    let quote = deferred().serialized_by_design().expect("SQLite documents its single writer");
+    assert!(quote.contains("https://www.sqlite.org/isolation.html"), "{quote}");
+    assert_eq!(adapters::EngineSystem::new(None).serialized_by_design(), None);
+    let global_lock = adapters::EngineSystem::new(Some(engine::Defect::GlobalLock));
+    assert_eq!(global_lock.serialized_by_design(), None, "a planted global lock is a defect, not a design");
 }

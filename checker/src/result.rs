@@ -88,7 +88,7 @@ pub struct MissingRealtime {
 }
 
 /// A finding that is not an isolation anomaly, with the figures behind it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct Flag {
     /// `zero-abort-under-contention` or `fully-serialized`.
     pub name: String,
@@ -122,6 +122,19 @@ pub struct Invariant {
     /// Whether the models checked promise it (prohibit every anomaly in `broken_by`): only a broken
     /// invariant they promise makes the verdict invalid.
     pub promised: bool,
+}
+
+impl Invariant {
+    /// Whether it broke where the models checked promise it: only such a break makes the verdict invalid.
+    pub fn fails(&self) -> bool {
+        !self.holds && self.promised
+    }
+
+    /// When it broke though the models checked do not promise it, the anomalies through which it can
+    /// break (such a break leaves the verdict as it is); `None` otherwise.
+    pub fn permitted(&self) -> Option<&[String]> {
+        (!self.holds && !self.promised).then_some(self.broken_by.as_slice())
+    }
 }
 
 /// Counts that say how much the checker could see.

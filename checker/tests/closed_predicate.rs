@@ -5,14 +5,11 @@
 //! transactions after it invoked together and then completed in order, transaction `i` is
 //! `T(2 + n + i)`.
 
-#[path = "support/mod.rs"]
-mod support;
-
 use checker::Validity::{Invalid, Valid};
 use histories::Predicate::{self, Eq, Mod, True};
 use serde_json::json;
 
-use support::*;
+use crate::support::*;
 
 fn together(init: &[(&str, i64)], txns: Vec<Txn>) -> histories::History {
     let n = txns.len();

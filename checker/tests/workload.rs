@@ -1,12 +1,9 @@
 //! Which workload a history is checked as: detected from its micro-ops unless the options say, and a
 //! history mixing list-append and register micro-ops refused as input, with the operations to blame.
 
-#[path = "support/mod.rs"]
-mod support;
-
 use checker::{Options, Workload, check};
 
-use support::*;
+use crate::support::*;
 
 fn detected(history: &histories::History) -> String {
     check_default(history).checked.workload

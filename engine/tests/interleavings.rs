@@ -6,10 +6,10 @@
 //! transaction (a second writer of a row), the statement runs on its own thread (`support::blocks`), the test
 //! checks that it is waiting for that transaction, and the script moves on, as Hermitage's "BLOCKS" steps do.
 
-mod support;
-
+use crate::support::{
+    blocks, committed, engine_with, int, is_deadlock, is_serialization_failure, is_write_conflict, k,
+};
 use engine::{Defect, Engine, EngineConfig, Error, Isolation, Key, Predicate, TxnId, Value};
-use support::{blocks, committed, engine_with, int, is_deadlock, is_serialization_failure, is_write_conflict, k};
 
 use Isolation::{ReadCommitted as RC, Serializable as SER, SnapshotIsolation as SI};
 
@@ -688,7 +688,7 @@ fn readers_never_see_half_a_commit_unless_non_atomic_commit_is_planted() {
             }
         });
         let engine = Engine::new(config);
-        support::load(&engine, &[(1, 0), (2, 0)]);
+        crate::support::load(&engine, &[(1, 0), (2, 0)]);
         armed.store(true, Ordering::SeqCst);
         let writer = std::thread::spawn({
             let engine = engine.clone();

@@ -10,8 +10,6 @@
 //! engine's final state; that is what serializability means for the committed transactions (Adya 1999). The same
 //! check must fail for some schedule when `ssi-off` is planted, which shows that it can.
 
-mod support;
-
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};

@@ -147,6 +147,21 @@ pub fn markdown(s: &str) -> String {
     out
 }
 
+/// A Markdown link to `target`, a relative path, reading `text`: the text escaped as [`markdown`], the
+/// target with every byte but ASCII letters, digits and `-._~/` percent-encoded, so neither can end the
+/// link, the cell or the table early, nor make the link leave the directory's files (no scheme).
+pub fn markdown_link(text: &str, target: &str) -> String {
+    let mut href = String::with_capacity(target.len());
+    for b in target.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            href.push(char::from(b));
+        } else {
+            let _ = write!(href, "%{b:02X}");
+        }
+    }
+    format!("[{}]({href})", markdown(text))
+}
+
 /// `s` for a DOT double-quoted label: backslashes and quotes escaped, line breaks as `\n`, and every
 /// other character that [`steers`] shown as `\\u{..}` (a backslash-escaped `\u{..}` in the label).
 pub fn dot(s: &str) -> String {

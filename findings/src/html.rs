@@ -8,19 +8,19 @@
 
 use std::fmt::Write;
 
-use checker::{Anomaly, Cycle, Kind, TxnView};
+use checker::{Anomaly, Kind, TxnView};
 
 use crate::chart::{FAIL_COLOUR, activity_chart, bar_chart};
 use crate::cycle_svg::{cycle_svg, step_label};
 use crate::escape::Xml;
 use crate::kind_style::{colour, meaning};
 use crate::page::{Cell, badge, document, facts_table, figure, json_text, para, table, validity_class};
+use crate::replay::Replay;
 use crate::report::Report;
-use crate::reproduction;
 use crate::shape_sentence::shape_sentence;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, span_text, timeline_svg};
-use crate::verdicts::{Outcome, verdicts};
+use crate::verdicts::{Standing, verdicts};
 
 /// How many anomalies of one class the page shows in full (the rest are in findings.json).
 pub const SHOWN_PER_CLASS: usize = 20;
@@ -144,10 +144,10 @@ pub fn verdicts_section(report: &Report<'_>) -> String {
     let rows: Vec<Vec<Cell>> = verdicts(report.result)
         .into_iter()
         .map(|v| {
-            let why = match &v.outcome {
-                Outcome::Holds => "nothing it prohibits was found".to_string(),
-                Outcome::Broken(by) => format!("ruled out by {}", by.join(", ")),
-                Outcome::Unknown(why) => format!("could not tell: {}", why.join(", ")),
+            let why = match &v.standing {
+                Standing::Holds => "nothing it prohibits was found".to_string(),
+                Standing::Broken(by) => format!("ruled out by {}", by.join(", ")),
+                Standing::Unknown(why) => format!("could not tell: {}", why.join(", ")),
             };
             vec![Cell::Code(v.name.clone()), Cell::Html(badge(v.word(), v.word())), Cell::Text(why)]
         })
@@ -168,6 +168,7 @@ pub fn run_section(report: &Report<'_>) -> String {
     if let Some(run) = &report.run {
         let rows: Vec<(String, Cell)> = run.rows().into_iter().map(|(k, v)| (k, Cell::Text(v))).collect();
         out.push_str(&facts_table(&rows));
+        out.push_str(&run_tables(run));
     }
     if let Some(activity) = &report.activity {
         let svg = activity_chart("Throughput over time", activity);
@@ -192,6 +193,36 @@ pub fn run_section(report: &Report<'_>) -> String {
     out
 }
 
+/// A run's parameters, transactions by name and contended pairs, each as a table (absent ones left out).
+fn run_tables(run: &crate::RunSummary) -> String {
+    let mut out = String::new();
+    let parameters: Vec<Vec<Cell>> =
+        run.parameter_rows().into_iter().map(|(k, v)| vec![Cell::Code(k), Cell::Text(v)]).collect();
+    if !parameters.is_empty() {
+        out.push_str("<h3>Parameters</h3>\n");
+        out.push_str(&table("parameters", &["parameter", "value"], &parameters));
+    }
+    let operations: Vec<Vec<Cell>> = run
+        .operation_rows()
+        .into_iter()
+        .map(|(f, ok, fail, info)| {
+            vec![Cell::Code(f), Cell::Text(ok.to_string()), Cell::Text(fail.to_string()), Cell::Text(info.to_string())]
+        })
+        .collect();
+    if !operations.is_empty() {
+        out.push_str("<h3>Operations</h3>\n");
+        out.push_str(&table("operations", &["operation", "ok", "fail", "info"], &operations));
+    }
+    let pairs: Vec<Vec<Cell>> =
+        run.contended_rows().into_iter().map(|(what, n)| vec![Cell::Text(what), Cell::Text(n.to_string())]).collect();
+    if !pairs.is_empty() {
+        out.push_str("<h3>Contended pairs</h3>\n");
+        out.push_str(&para("muted", "Committed transactions that overlapped and conflicted, by their recorded times."));
+        out.push_str(&table("contended", &["pairs that", "count"], &pairs));
+    }
+    out
+}
+
 /// Invariant results with their figures.
 pub fn invariants_section(report: &Report<'_>) -> String {
     let body = if report.invariants.is_empty() {
@@ -207,7 +238,7 @@ pub fn invariants_section(report: &Report<'_>) -> String {
             .invariants
             .iter()
             .map(|i| {
-                let (word, class) = match (i.holds, &i.permitted) {
+                let (word, class) = match (i.holds, i.permitted()) {
                     (true, _) => ("holds", "holds"),
                     (false, None) => ("broken", "broken"),
                     (false, Some(_)) => ("broken, permitted", "unknown"),
@@ -215,7 +246,7 @@ pub fn invariants_section(report: &Report<'_>) -> String {
                 vec![
                     Cell::Code(i.name.clone()),
                     Cell::Html(badge(class, word)),
-                    Cell::Text(i.message.clone()),
+                    Cell::Text(i.explanation.clone()),
                     figures_cell(&i.figures),
                 ]
             })
@@ -265,7 +296,7 @@ pub fn anomalies_section(report: &Report<'_>) -> String {
     }
     for (name, anomalies) in &report.result.anomalies {
         for (i, anomaly) in anomalies.iter().take(SHOWN_PER_CLASS).enumerate() {
-            out.push_str(&anomaly_article(name, i + 1, anomaly));
+            out.push_str(&anomaly_article(name, i + 1, anomaly, report.replays.get(name, i + 1)));
         }
         if anomalies.len() > SHOWN_PER_CLASS {
             out.push_str(&para(
@@ -299,8 +330,9 @@ fn legend() -> String {
     out
 }
 
-/// One anomaly: its explanation, its cycle's picture and steps, the timeline and the transactions.
-pub fn anomaly_article(name: &str, n: usize, anomaly: &Anomaly) -> String {
+/// One anomaly: its explanation, its cycle's picture and steps, the timeline and the transactions, and
+/// the cycle's replay (or why it has none) when given.
+pub fn anomaly_article(name: &str, n: usize, anomaly: &Anomaly, replay: Option<&Result<Replay, String>>) -> String {
     let txns: Vec<String> = anomaly.txn_indices().iter().map(|t| format!("T{t}")).collect();
     let mut out = format!(
         "<article class=\"anomaly\" id=\"{}\" data-anomaly=\"{}\">\n<h3>{} #{n} <span class=\"muted\">{}</span></h3>\n",
@@ -361,22 +393,23 @@ pub fn anomaly_article(name: &str, n: usize, anomaly: &Anomaly) -> String {
     if !anomaly.ops().is_empty() {
         out.push_str(&ops_table(anomaly.ops()));
     }
-    if let Some(cycle) = anomaly.as_cycle() {
-        out.push_str(&replay_html(name, n, cycle));
+    if let Some(replay) = replay {
+        out.push_str(&replay_html(replay));
     }
     out.push_str("</article>\n");
     out
 }
 
 /// The cycle's step-by-step replay (`cycles/NAME-N.toml`), or why there is none.
-fn replay_html(name: &str, n: usize, cycle: &Cycle) -> String {
-    let scenario = match reproduction::reproduction(name, n, cycle) {
+fn replay_html(replay: &Result<Replay, String>) -> String {
+    let scenario = match replay {
         Ok(scenario) => scenario,
         Err(why) => {
-            return format!("<p class=\"muted replay\">No step-by-step replay: {}.</p>\n", Xml(&why.to_string()));
+            return format!("<p class=\"muted replay\">No step-by-step replay: {}.</p>\n", Xml(why));
         }
     };
-    let rows: Vec<Vec<Cell>> = reproduction::statements(&scenario)
+    let rows: Vec<Vec<Cell>> = scenario
+        .statements()
         .into_iter()
         .enumerate()
         .map(|(i, (session, sql))| vec![Cell::Text((i + 1).to_string()), Cell::Text(session), Cell::Code(sql)])
@@ -385,9 +418,9 @@ fn replay_html(name: &str, n: usize, cycle: &Cycle) -> String {
         "<details class=\"replay\"><summary>Replay step by step: <code>cycles/{}.toml</code></summary>\n<p>{}. Table <code>test</code> before: {}. From this directory: <code>{}</code></p>\n<p class=\"claims\">{}</p>\n{}</details>\n",
         Xml(&scenario.name),
         Xml(&scenario.title),
-        Xml(&reproduction::rows_text(&scenario)),
-        Xml(&reproduction::replay_command(&scenario)),
-        Xml(&reproduction::claims_text(&scenario)),
+        Xml(&scenario.rows_text()),
+        Xml(&scenario.command()),
+        Xml(&scenario.claims_text()),
         table("replay", &["step", "session", "statement"], &rows)
     )
 }

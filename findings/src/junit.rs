@@ -10,7 +10,7 @@ use std::fmt::Write;
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use crate::report::Report;
-use crate::verdicts::{Outcome, Subject, verdicts};
+use crate::verdicts::{Standing, Subject, verdicts};
 
 /// How many anomalies of one class a failure's text explains.
 const EXPLAINED_PER_CLASS: usize = 3;
@@ -34,14 +34,14 @@ pub fn report_junit(report: &Report<'_>, options: JunitOptions) -> String {
     models.add_property(Property::new("workload", report.result.checked.workload.as_str()));
     models.add_property(Property::new("history", report.source.as_str()));
     for verdict in verdicts(report.result) {
-        let status = match &verdict.outcome {
-            Outcome::Holds => TestCaseStatus::success(),
-            Outcome::Broken(by) => {
+        let status = match &verdict.standing {
+            Standing::Holds => TestCaseStatus::success(),
+            Standing::Broken(by) => {
                 let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 status.set_message(verdict.sentence()).set_type("anomaly").set_description(explanations(report, by));
                 status
             }
-            Outcome::Unknown(why) => {
+            Standing::Unknown(why) => {
                 let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
                 status.set_message(verdict.sentence()).set_type("unknown").set_description(explanations(report, why));
                 status
@@ -59,12 +59,12 @@ pub fn report_junit(report: &Report<'_>, options: JunitOptions) -> String {
     if !report.invariants.is_empty() {
         let mut suite = TestSuite::new(format!("{prefix}: invariants"));
         for invariant in &report.invariants {
-            let text = format!("{}\n{}", invariant.message, figures(&invariant.figures));
+            let text = format!("{}\n{}", invariant.explanation, figures(&invariant.figures));
             let status = if !invariant.fails() {
                 TestCaseStatus::success()
             } else {
                 let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                status.set_message(invariant.message.as_str()).set_type("invariant").set_description(text.clone());
+                status.set_message(invariant.explanation.as_str()).set_type("invariant").set_description(text.clone());
                 status
             };
             let mut case = TestCase::new(invariant.name.as_str(), status);

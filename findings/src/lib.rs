@@ -2,10 +2,12 @@
 //! terminal, JSON for programs (DESIGN.md §3), `report.html` for a developer reproducing an anomaly (one
 //! self-contained page: verdicts, charts, each cycle drawn, each transaction on a timeline),
 //! `report.md` for a pull-request comment, `junit.xml` for a CI page, and each cycle as Graphviz DOT and
-//! as SVG drawn in process. This crate decides nothing: the verdict, the anomalies and their
-//! explanations are the checker's, the run's figures the runner's; here they are only laid out. Every
-//! piece of text that comes from a history (keys, values, error messages) is escaped for the format it
-//! goes into (`escape`).
+//! as SVG drawn in process; beside them, the side-by-side comparison of `isocheck compare`
+//! ([`comparison`]) and the Hermitage matrix of `isocheck hermitage` ([`HermitageMatrix`]). This crate
+//! decides nothing: the verdict, the anomalies and their explanations are the checker's, the run's
+//! figures the runner's, a cycle's replay `generators`' (handed over as [`Replays`]); here they are only
+//! laid out. Every piece of text that comes from a history (keys, values, error messages) is escaped for
+//! the format it goes into (`escape`).
 //!
 //! A [`Report`] gathers what the renderers need; [`write_report`] writes every file into a directory.
 //! The pieces (the page shell and tables in `page`, the sections in `html`, the tables in `markdown`,
@@ -42,14 +44,17 @@ mod cycle_svg;
 mod dot;
 pub mod escape;
 mod graphviz;
+mod hermitage_matrix;
 pub mod html;
+mod hunt_summary;
 mod junit;
 mod kind_style;
 pub mod markdown;
 mod out_dir;
+mod overlap_summary;
 pub mod page;
+mod replay;
 mod report;
-pub mod reproduction;
 mod run_summary;
 mod shape_sentence;
 pub mod shrunk;
@@ -62,15 +67,21 @@ pub use activity::{Activity, Slice};
 pub use cycle_svg::cycle_svg;
 pub use dot::dot;
 pub use graphviz::Graphviz;
+pub use hermitage_matrix::{
+    HermitageMatrix, ScenarioResult, ScenarioVerdict, hermitage_html, hermitage_markdown, hermitage_text,
+};
 pub use html::report_html;
+pub use hunt_summary::{FailingRun, HuntSummary, hunt_text};
 pub use junit::{JunitOptions, report_junit};
 pub use markdown::report_markdown;
 pub use out_dir::{OutOptions, write_out_dir, write_report};
-pub use report::{Invariant, Report};
-pub use run_summary::{Documented, RunSummary};
+pub use overlap_summary::{OverlapSummary, overlap_text};
+pub use replay::{Replay, ReplayStep, Replays};
+pub use report::Report;
+pub use run_summary::{ContendedPairs, Documented, HoldFigures, RunSummary, ShrunkSummary, run_text};
 pub use text::{text, verdict_word};
 pub use timeline::timeline_svg;
-pub use verdicts::{Outcome, Subject, Verdict, verdicts};
+pub use verdicts::{Standing, Subject, Verdict, verdicts};
 
 /// The result as one JSON object (DESIGN.md §3).
 pub fn json(result: &checker::CheckResult) -> String {

@@ -13,12 +13,12 @@ use crate::cycle_svg::step_label;
 use crate::escape::{markdown as md, markdown_code_block, mermaid};
 use crate::kind_style::colour;
 use crate::page::json_text;
+use crate::replay::Replay;
 use crate::report::Report;
-use crate::reproduction;
 use crate::shape_sentence::shape_sentence;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, format_ns, span_text};
-use crate::verdicts::{Outcome, verdicts};
+use crate::verdicts::{Standing, verdicts};
 
 /// How many anomalies of one class the Markdown shows.
 pub const SHOWN_PER_CLASS: usize = 5;
@@ -100,10 +100,10 @@ pub fn report_markdown(report: &Report<'_>) -> String {
     let rows: Vec<Vec<String>> = verdicts(result)
         .into_iter()
         .map(|v| {
-            let (mark, why) = match &v.outcome {
-                Outcome::Holds => ("✅ holds", "nothing it prohibits was found".to_string()),
-                Outcome::Broken(by) => ("❌ broken", format!("ruled out by {}", by.join(", "))),
-                Outcome::Unknown(why) => ("❔ unknown", format!("could not tell: {}", why.join(", "))),
+            let (mark, why) = match &v.standing {
+                Standing::Holds => ("✅ holds", "nothing it prohibits was found".to_string()),
+                Standing::Broken(by) => ("❌ broken", format!("ruled out by {}", by.join(", "))),
+                Standing::Unknown(why) => ("❔ unknown", format!("could not tell: {}", why.join(", "))),
             };
             vec![code(&v.name), mark.to_string(), md(&why)]
         })
@@ -114,6 +114,27 @@ pub fn report_markdown(report: &Report<'_>) -> String {
         out.push_str("\n### Run\n\n");
         let rows: Vec<Vec<String>> = run.rows().into_iter().map(|(k, v)| vec![md(&k), md(&v)]).collect();
         out.push_str(&table(&["figure", "value"], &rows));
+        let parameters: Vec<Vec<String>> =
+            run.parameter_rows().into_iter().map(|(k, v)| vec![code(&k), md(&v)]).collect();
+        if !parameters.is_empty() {
+            out.push_str("\nParameters:\n\n");
+            out.push_str(&table(&["parameter", "value"], &parameters));
+        }
+        let operations: Vec<Vec<String>> = run
+            .operation_rows()
+            .into_iter()
+            .map(|(f, ok, fail, info)| vec![code(&f), ok.to_string(), fail.to_string(), info.to_string()])
+            .collect();
+        if !operations.is_empty() {
+            out.push_str("\nOperations:\n\n");
+            out.push_str(&table(&["operation", "ok", "fail", "info"], &operations));
+        }
+        let pairs: Vec<Vec<String>> =
+            run.contended_rows().into_iter().map(|(what, n)| vec![md(&what), n.to_string()]).collect();
+        if !pairs.is_empty() {
+            out.push_str("\nContended pairs (committed transactions that overlapped and conflicted):\n\n");
+            out.push_str(&table(&["pairs that", "count"], &pairs));
+        }
         if !run.aborts_by_cause.is_empty() {
             out.push_str("\nAborts by cause:\n\n");
             let max = run.aborts_by_cause.values().copied().max().unwrap_or(0) as f64;
@@ -147,12 +168,12 @@ pub fn report_markdown(report: &Report<'_>) -> String {
             .map(|i| {
                 vec![
                     code(&i.name),
-                    match (i.holds, &i.permitted) {
+                    match (i.holds, i.permitted()) {
                         (true, _) => "✅ holds".to_string(),
                         (false, None) => "❌ broken".to_string(),
                         (false, Some(by)) => format!("⚠️ broken, permitted ({})", md(&by.join(", "))),
                     },
-                    md(&i.message),
+                    md(&i.explanation),
                     figures(&i.figures),
                 ]
             })
@@ -178,7 +199,7 @@ pub fn report_markdown(report: &Report<'_>) -> String {
     }
     for (name, anomalies) in &result.anomalies {
         for (i, anomaly) in anomalies.iter().take(SHOWN_PER_CLASS).enumerate() {
-            out.push_str(&anomaly_markdown(name, i + 1, anomaly));
+            out.push_str(&anomaly_markdown(name, i + 1, anomaly, report.replays.get(name, i + 1)));
         }
         if anomalies.len() > SHOWN_PER_CLASS {
             let _ =
@@ -200,8 +221,8 @@ fn figures(figures: &serde_json::Map<String, serde_json::Value>) -> String {
     figures.iter().map(|(k, v)| format!("{} = {}", md(k), code(&json_text(v)))).collect::<Vec<_>>().join("<br>")
 }
 
-/// One anomaly in Markdown.
-pub fn anomaly_markdown(name: &str, n: usize, anomaly: &Anomaly) -> String {
+/// One anomaly in Markdown, with the cycle's replay (or why it has none) when given.
+pub fn anomaly_markdown(name: &str, n: usize, anomaly: &Anomaly, replay: Option<&Result<Replay, String>>) -> String {
     let txns: Vec<String> = anomaly.txn_indices().iter().map(|t| format!("T{t}")).collect();
     let mut out = format!("\n#### {} #{n}: {}\n\n", md(name), txns.join(", "));
     if let Some(cycle) = anomaly.as_cycle() {
@@ -225,20 +246,21 @@ pub fn anomaly_markdown(name: &str, n: usize, anomaly: &Anomaly) -> String {
         out.push('\n');
         out.push_str(&ops_table(anomaly.ops()));
     }
-    if let Some(cycle) = anomaly.as_cycle() {
+    if let Some(replay) = replay {
         out.push('\n');
-        out.push_str(&replay_markdown(name, n, cycle));
+        out.push_str(&replay_markdown(replay));
     }
     out
 }
 
 /// The cycle's step-by-step replay (`cycles/NAME-N.toml`), or why there is none.
-fn replay_markdown(name: &str, n: usize, cycle: &Cycle) -> String {
-    let scenario = match reproduction::reproduction(name, n, cycle) {
+fn replay_markdown(replay: &Result<Replay, String>) -> String {
+    let scenario = match replay {
         Ok(scenario) => scenario,
-        Err(why) => return format!("No step-by-step replay: {}.\n", md(&why.to_string())),
+        Err(why) => return format!("No step-by-step replay: {}.\n", md(why)),
     };
-    let rows: Vec<Vec<String>> = reproduction::statements(&scenario)
+    let rows: Vec<Vec<String>> = scenario
+        .statements()
         .into_iter()
         .enumerate()
         .map(|(i, (session, sql))| vec![(i + 1).to_string(), md(&session), code(&sql)])
@@ -247,9 +269,9 @@ fn replay_markdown(name: &str, n: usize, cycle: &Cycle) -> String {
         "<details><summary>Replay step by step: cycles/{}.toml</summary>\n\n{}. Table `test` before: {}. From this directory: {}\n\n{}\n\n{}\n</details>\n",
         md(&scenario.name),
         md(&scenario.title),
-        md(&reproduction::rows_text(&scenario)),
-        code(&reproduction::replay_command(&scenario)),
-        md(&reproduction::claims_text(&scenario)),
+        md(&scenario.rows_text()),
+        code(&scenario.command()),
+        md(&scenario.claims_text()),
         table(&["step", "session", "statement"], &rows)
     )
 }

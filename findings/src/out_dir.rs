@@ -1,8 +1,8 @@
 //! The files a run or check leaves in `--out DIR`: `findings.json` (the whole result), `report.html`,
 //! `report.md`, `junit.xml`, and under `cycles/` one DOT file and one SVG picture per reported cycle,
-//! named after its class and number, and where the cycle can be replayed, its replay as a scenario file
-//! for `isocheck hermitage --scenario-dir`. The SVG is drawn in process, or by Graphviz when asked for
-//! and installed.
+//! named after its class and number, and where the report holds the cycle's replay
+//! (`Report::with_replays`), that replay as a scenario file for `isocheck hermitage --scenario-dir`. The
+//! SVG is drawn in process, or by Graphviz when asked for and installed.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -65,11 +65,12 @@ pub fn write_report(dir: &Path, report: &Report<'_>, options: &OutOptions) -> io
                 };
                 write(&format!("{stem}.dot"), dot)?;
                 write(&format!("{stem}.svg"), svg)?;
-                match crate::reproduction::reproduction(name, i + 1, cycle) {
-                    Ok(scenario) => {
-                        write(&format!("{stem}.toml"), crate::escape::toml_text(&scenario.to_string()).into_owned())?;
+                match report.replays.get(name, i + 1) {
+                    Some(Ok(replay)) => {
+                        write(&format!("{stem}.toml"), crate::escape::toml_text(&replay.toml).into_owned())?;
                     }
-                    Err(why) => log::info!("{name} #{} has no step-by-step replay: {why}", i + 1),
+                    Some(Err(why)) => log::info!("{name} #{} has no step-by-step replay: {why}", i + 1),
+                    None => {}
                 }
             }
         }
@@ -77,7 +78,7 @@ pub fn write_report(dir: &Path, report: &Report<'_>, options: &OutOptions) -> io
     Ok(written)
 }
 
-/// Writes the files of a check of a history whose source is unnamed, with default options.
+/// Writes the files of a check of a history whose source is unnamed, with default options and no replays.
 pub fn write_out_dir(dir: &Path, result: &CheckResult) -> io::Result<Vec<PathBuf>> {
     write_report(dir, &Report::check("history", result), &OutOptions::default())
 }

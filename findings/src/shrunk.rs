@@ -94,7 +94,11 @@ pub fn shrunk_json(shrunk: &Shrunk) -> serde_json::Value {
 /// Writes a shrunk history's files into `dir`: `history.jsonl`, `shrink.txt` and `shrink.json` (the
 /// kept transactions and why), and, per reported cycle that can be replayed, `cycles/NAME-N.toml` for
 /// `isocheck hermitage --scenario-dir`. Returns the paths written.
-pub fn write_shrunk(dir: &std::path::Path, shrunk: &Shrunk) -> std::io::Result<Vec<std::path::PathBuf>> {
+pub fn write_shrunk(
+    dir: &std::path::Path,
+    shrunk: &Shrunk,
+    replays: &crate::Replays,
+) -> std::io::Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
     let mut history = Vec::new();
@@ -109,17 +113,15 @@ pub fn write_shrunk(dir: &std::path::Path, shrunk: &Shrunk) -> std::io::Result<V
         std::fs::write(dir.join(name), contents)?;
         written.push(dir.join(name));
     }
-    for (name, anomalies) in &shrunk.result.anomalies {
-        for (i, cycle) in anomalies.iter().filter_map(checker::Anomaly::as_cycle).enumerate() {
-            match crate::reproduction::reproduction(name, i + 1, cycle) {
-                Ok(scenario) => {
-                    std::fs::create_dir_all(dir.join("cycles"))?;
-                    let path = dir.join(format!("cycles/{name}-{}.toml", i + 1));
-                    std::fs::write(&path, scenario.to_string())?;
-                    written.push(path);
-                }
-                Err(why) => log::info!("the shrunk {name} #{} has no step-by-step replay: {why}", i + 1),
+    for ((name, number), replay) in replays.iter() {
+        match replay {
+            Ok(replay) => {
+                std::fs::create_dir_all(dir.join("cycles"))?;
+                let path = dir.join(format!("cycles/{name}-{number}.toml"));
+                std::fs::write(&path, &replay.toml)?;
+                written.push(path);
             }
+            Err(why) => log::info!("the shrunk {name} #{number} has no step-by-step replay: {why}"),
         }
     }
     Ok(written)

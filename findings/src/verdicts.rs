@@ -18,7 +18,7 @@ pub enum Subject {
 
 /// How a model or anomaly fared.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Standing {
     /// Nothing it prohibits was found.
     Holds,
     /// These anomalies, found, rule it out.
@@ -35,16 +35,16 @@ pub struct Verdict {
     /// Its name, as asked for.
     pub name: String,
     /// How it fared.
-    pub outcome: Outcome,
+    pub standing: Standing,
 }
 
 impl Verdict {
     /// `holds`, `broken` or `unknown`.
     pub fn word(&self) -> &'static str {
-        match self.outcome {
-            Outcome::Holds => "holds",
-            Outcome::Broken(_) => "broken",
-            Outcome::Unknown(_) => "unknown",
+        match self.standing {
+            Standing::Holds => "holds",
+            Standing::Broken(_) => "broken",
+            Standing::Unknown(_) => "unknown",
         }
     }
 
@@ -54,12 +54,12 @@ impl Verdict {
             Subject::Model => format!("model {}", self.name),
             Subject::Anomaly => format!("anomaly {}", self.name),
         };
-        match (&self.outcome, self.subject) {
-            (Outcome::Holds, Subject::Model) => format!("{what} holds: nothing it prohibits was found"),
-            (Outcome::Holds, Subject::Anomaly) => format!("{what}: not found"),
-            (Outcome::Broken(by), Subject::Model) => format!("{what} is ruled out by {}", by.join(", ")),
-            (Outcome::Broken(by), Subject::Anomaly) => format!("{what}: found as {}", by.join(", ")),
-            (Outcome::Unknown(why), _) => format!("{what}: could not tell ({})", why.join(", ")),
+        match (&self.standing, self.subject) {
+            (Standing::Holds, Subject::Model) => format!("{what} holds: nothing it prohibits was found"),
+            (Standing::Holds, Subject::Anomaly) => format!("{what}: not found"),
+            (Standing::Broken(by), Subject::Model) => format!("{what} is ruled out by {}", by.join(", ")),
+            (Standing::Broken(by), Subject::Anomaly) => format!("{what}: found as {}", by.join(", ")),
+            (Standing::Unknown(why), _) => format!("{what}: could not tell ({})", why.join(", ")),
         }
     }
 }
@@ -75,14 +75,14 @@ pub fn verdicts(result: &CheckResult) -> Vec<Verdict> {
         };
         let found: Vec<String> =
             result.anomaly_types.iter().filter(|a| prohibited.contains(a.as_str())).cloned().collect();
-        let outcome = if !found.is_empty() {
-            Outcome::Broken(found)
+        let standing = if !found.is_empty() {
+            Standing::Broken(found)
         } else if !unknown.is_empty() {
-            Outcome::Unknown(unknown.clone())
+            Standing::Unknown(unknown.clone())
         } else {
-            Outcome::Holds
+            Standing::Holds
         };
-        Verdict { subject, name: name.to_string(), outcome }
+        Verdict { subject, name: name.to_string(), standing }
     };
     let checked = &result.checked;
     let models = checked.models.iter().map(|m| decide(Subject::Model, m));

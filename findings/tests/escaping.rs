@@ -2,9 +2,7 @@
 //! tags, quotes and ampersands) come out escaped in the HTML report and in every SVG picture, and as
 //! plain text in Markdown.
 
-mod common;
-
-use common::{check, parse};
+use crate::common::{check, parse, replays};
 use findings::{JunitOptions, Report};
 
 const SCRIPT_KEY: &str = "<script>alert('key')</script>";
@@ -43,7 +41,7 @@ fn assert_no_markup(doc: &str) {
 #[test]
 fn the_html_report_shows_markup_in_keys_and_errors_as_text() {
     let result = hostile_history();
-    let report = Report::check("<script>source</script>.jsonl", &result);
+    let report = Report::check("<script>source</script>.jsonl", &result).with_replays(replays(&result));
     let html = findings::report_html(&report);
     assert_no_markup(&html);
     assert!(html.contains("&lt;script&gt;alert(&#39;key&#39;)&lt;/script&gt;"), "the key is shown, escaped");
@@ -77,7 +75,7 @@ fn timelines_hold_error_messages_as_text_nodes() {
 #[test]
 fn markdown_and_junit_keep_markup_inert() {
     let result = hostile_history();
-    let report = Report::check("h.jsonl", &result);
+    let report = Report::check("h.jsonl", &result).with_replays(replays(&result));
     let md = findings::report_markdown(&report);
     // Code blocks hold text verbatim (no Markdown renderer runs HTML inside them); outside them, no tag.
     let outside_code: String = md.split("```").step_by(2).collect();
@@ -85,4 +83,32 @@ fn markdown_and_junit_keep_markup_inert() {
     let junit = findings::report_junit(&report, JunitOptions::default());
     assert_no_markup(&junit);
     roxmltree::Document::parse(&junit).expect("junit.xml is well-formed");
+}
+
+#[test]
+fn a_runs_parameters_and_operation_names_are_escaped_in_their_tables() {
+    let run = findings::RunSummary::from_json(&serde_json::json!({
+        "db": "engine", "workload": "bank",
+        "parameters": {SCRIPT_KEY: IMG_KEY, "accounts": 5},
+        "operations": {SCRIPT_ERROR: {"ok": 1, "fail": 2}},
+        "contended_pairs": {"write_write": 4, "read_write": 0},
+    }))
+    .expect("a summary");
+    let result = check(
+        &parse(
+            r#"{"type":"invoke","process":0,"value":[["r","x",null]]}
+{"type":"ok","process":0,"value":[["r","x",[]]]}"#,
+        ),
+        &[],
+    );
+    let report = Report::check("run.jsonl", &result).with_run(run);
+    let html = findings::report_html(&report);
+    assert_no_markup(&html);
+    assert!(html.contains("<h3>Parameters</h3>") && html.contains("<h3>Operations</h3>"), "tables, not JSON");
+    assert!(html.contains("<td><code>accounts</code></td><td>5</td>"), "a parameter is a row");
+    assert!(html.contains("<td>wrote a key in common</td><td>4</td>"), "a contended pair count is a row");
+    let md = findings::report_markdown(&report);
+    assert_no_markup(&md);
+    assert!(md.contains("| <code>accounts</code> | 5 |"), "{md}");
+    assert!(md.contains("| 1 | 2 | 0 |"), "an operation's counts are a row: {md}");
 }

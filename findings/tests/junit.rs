@@ -2,10 +2,9 @@
 //! systems read: `testsuites` > `testsuite` > `testcase`, with `failure` or `error` children, and
 //! `tests`/`failures`/`errors` counts that agree with the cases.
 
-mod common;
-
-use common::{check, example, parse, run_summary};
-use findings::{Invariant, JunitOptions, Report};
+use crate::common::{check, example, parse, replays, run_summary};
+use checker::Invariant;
+use findings::{JunitOptions, Report};
 use roxmltree::{Document, Node};
 
 fn count(node: Node<'_, '_>, attribute: &str) -> usize {
@@ -64,7 +63,10 @@ fn cases(xml: &str) -> Vec<(String, String, &'static str, String)> {
 fn each_model_asked_about_is_a_test_case_and_a_broken_one_carries_the_explanation() {
     let (history, source) = example("write-skew.jsonl");
     let result = check(&history, &["snapshot-isolation", "serializable"]);
-    let rows = cases(&findings::report_junit(&Report::check(&source, &result), JunitOptions::default()));
+    let rows = cases(&findings::report_junit(
+        &Report::check(&source, &result).with_replays(replays(&result)),
+        JunitOptions::default(),
+    ));
     assert_eq!(rows.len(), 2);
     assert_eq!((rows[0].1.as_str(), rows[0].2), ("snapshot-isolation", "pass"));
     assert_eq!((rows[1].1.as_str(), rows[1].2), ("serializable", "failure"));
@@ -78,7 +80,10 @@ fn an_unknown_verdict_is_an_error_not_a_pass() {
         "{\"type\":\"invoke\",\"process\":0,\"value\":[[\"append\",\"x\",1]]}\n{\"type\":\"ok\",\"process\":0,\"value\":[[\"append\",\"x\",1]]}\n",
     );
     let result = check(&history, &[]);
-    let rows = cases(&findings::report_junit(&Report::check("one.jsonl", &result), JunitOptions::default()));
+    let rows = cases(&findings::report_junit(
+        &Report::check("one.jsonl", &result).with_replays(replays(&result)),
+        JunitOptions::default(),
+    ));
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].2, "error");
     assert!(rows[0].3.contains("could not tell (empty-transaction-graph)"), "{}", rows[0].3);
@@ -98,26 +103,38 @@ fn invariants_and_flags_are_test_cases_of_their_own() {
         Invariant {
             name: "total-conserved".into(),
             holds: true,
-            message: "the total stayed 1000".into(),
+            explanation: "the total stayed 1000".into(),
             figures: figures.clone(),
-            permitted: None,
+            txns: Vec::new(),
+            ops: Vec::new(),
+            broken_by: vec!["lost-update".into()],
+            promised: true,
         },
         Invariant {
             name: "never-negative".into(),
             holds: false,
-            message: "T12 read a total of -100".into(),
+            explanation: "T12 read a total of -100".into(),
             figures: figures.clone(),
-            permitted: None,
+            txns: Vec::new(),
+            ops: Vec::new(),
+            broken_by: vec!["G2-item".into()],
+            promised: true,
         },
         Invariant {
             name: "final-total".into(),
             holds: false,
-            message: "T14 overwrote T13's withdrawal".into(),
+            explanation: "T14 overwrote T13's withdrawal".into(),
             figures,
-            permitted: Some(vec!["lost-update".into()]),
+            txns: Vec::new(),
+            ops: Vec::new(),
+            broken_by: vec!["lost-update".into()],
+            promised: false,
         },
     ];
-    let report = Report::check(&source, &result).with_run(run_summary()).with_invariants(invariants);
+    let report = Report::check(&source, &result)
+        .with_replays(replays(&result))
+        .with_run(run_summary())
+        .with_invariants(invariants);
 
     let rows = cases(&findings::report_junit(&report, JunitOptions::default()));
     let suites: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();

@@ -1,7 +1,7 @@
 //! How a scenario check reads in the text report: a broken invariant with its evidence, the invariants
 //! that held, and a flag as a warning.
 
-use checker::invariants::check_history;
+use checker::invariants::{GraphPolicy, check_history};
 use checker::{Flag, Options};
 use histories::{Format, parse};
 
@@ -19,7 +19,7 @@ fn a_broken_invariant_reads_with_its_evidence_and_a_flag_as_a_warning() {
     let history = parse(OVERDRAWN, Format::JsonLines, "bank.jsonl").unwrap();
     // The graph check is skipped here, as for a history whose micro-ops it cannot read soundly.
     let (mut result, graph) =
-        check_history(&history, &Options::default(), "bank", Some("shown without it"), true).unwrap();
+        check_history(&history, &Options::default(), "bank", GraphPolicy::Unsound("shown without it")).unwrap();
     assert_eq!(graph.describe(), "not applicable: shown without it");
     result.flags.push(Flag {
         name: "fully-serialized".into(),

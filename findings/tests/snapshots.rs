@@ -3,10 +3,8 @@
 //! an aborted append, and a three-transaction write-read cycle). A change of wording or layout shows up
 //! here as a reviewed diff (`cargo insta review`, or `INSTA_UPDATE=always cargo test`).
 
-mod common;
-
+use crate::common::{check, example, replays, run_summary};
 use checker::Anomaly;
-use common::{check, example, run_summary};
 use findings::{JunitOptions, Report};
 
 fn cycles(result: &checker::CheckResult) -> Vec<(String, usize, &checker::Cycle)> {
@@ -25,7 +23,7 @@ fn cycles(result: &checker::CheckResult) -> Vec<(String, usize, &checker::Cycle)
 fn write_skew() {
     let (history, source) = example("write-skew.jsonl");
     let result = check(&history, &[]);
-    let report = Report::check(&source, &result).with_history(&history);
+    let report = Report::check(&source, &result).with_replays(replays(&result)).with_history(&history);
     insta::assert_snapshot!("write_skew.txt", findings::text(&result, &source));
     insta::assert_snapshot!("write_skew.json", findings::json(&result));
     insta::assert_snapshot!("write_skew.md", findings::report_markdown(&report));
@@ -40,7 +38,7 @@ fn realtime_g1a_g1c() {
     let (history, source) = example("realtime-g1a-g1c.jsonl");
     let result = check(&history, &["strict-serializable", "snapshot-isolation"]);
     assert_eq!(result.anomaly_types, ["G-single-item-realtime", "G1a", "G1c"]);
-    let report = Report::check(&source, &result).with_history(&history);
+    let report = Report::check(&source, &result).with_replays(replays(&result)).with_history(&history);
     insta::assert_snapshot!("realtime_g1a_g1c.txt", findings::text(&result, &source));
     insta::assert_snapshot!("realtime_g1a_g1c.json", findings::json(&result));
     insta::assert_snapshot!("realtime_g1a_g1c.md", findings::report_markdown(&report));
@@ -57,7 +55,7 @@ fn read_only_anomaly() {
     let (history, source) = example("read-only-anomaly.jsonl");
     let result = check(&history, &["serializable"]);
     assert_eq!(result.anomaly_types, ["G2-item"]);
-    let report = Report::check(&source, &result).with_history(&history);
+    let report = Report::check(&source, &result).with_replays(replays(&result)).with_history(&history);
     insta::assert_snapshot!("read_only_anomaly.txt", findings::text(&result, &source));
     insta::assert_snapshot!("read_only_anomaly.json", findings::json(&result));
     insta::assert_snapshot!("read_only_anomaly.md", findings::report_markdown(&report));
@@ -71,7 +69,7 @@ fn near_miss_a_write_skew_is_not_labelled_read_only() {
     // The write skew's cycle has two anti-dependencies, but both its transactions wrote.
     let (history, source) = example("write-skew.jsonl");
     let result = check(&history, &["serializable"]);
-    let report = Report::check(&source, &result).with_history(&history);
+    let report = Report::check(&source, &result).with_replays(replays(&result)).with_history(&history);
     assert!(!findings::text(&result, &source).contains("read-only anomaly"));
     assert!(!findings::report_markdown(&report).contains("read-only anomaly"));
     assert!(!findings::report_html(&report).contains("read-only anomaly"));
@@ -82,7 +80,10 @@ fn near_miss_a_write_skew_is_not_labelled_read_only() {
 fn a_run_report_shows_its_figures_and_aborts_by_cause() {
     let (history, _) = example("write-skew.jsonl");
     let result = check(&history, &["serializable"]);
-    let report = Report::check("runs/x/history.jsonl", &result).with_history(&history).with_run(run_summary());
+    let report = Report::check("runs/x/history.jsonl", &result)
+        .with_replays(replays(&result))
+        .with_history(&history)
+        .with_run(run_summary());
     insta::assert_snapshot!("run.md", findings::report_markdown(&report));
     insta::assert_snapshot!("run.junit.xml", findings::report_junit(&report, JunitOptions::default()));
 }

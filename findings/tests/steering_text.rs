@@ -3,9 +3,7 @@
 //! JSON and TOML, as the format's own `\uXXXX` escape) in every output: text, JSON, HTML, SVG,
 //! Markdown, JUnit, DOT and the replay files. A near miss: plain non-ASCII text (é, 中) is left alone.
 
-mod common;
-
-use common::{check, parse};
+use crate::common::{check, parse, replays};
 use findings::{JunitOptions, OutOptions, Report};
 
 /// Each character that steers, and how `escape` shows it.
@@ -87,7 +85,7 @@ fn json_output_escapes_them_as_json_does() {
 #[test]
 fn html_markdown_junit_svg_and_dot_show_them_escaped() {
     let result = write_skew();
-    let report = Report::check(SOURCE, &result);
+    let report = Report::check(SOURCE, &result).with_replays(replays(&result));
     let keys = format!("{KEY_A}{KEY_B}");
     let html = findings::report_html(&report);
     assert_inert("html", &html, &['\n', '\t']);
@@ -110,7 +108,7 @@ fn html_markdown_junit_svg_and_dot_show_them_escaped() {
 #[test]
 fn the_files_of_a_report_replays_included_hold_none_raw() {
     let result = write_skew();
-    let report = Report::check(SOURCE, &result);
+    let report = Report::check(SOURCE, &result).with_replays(replays(&result));
     let dir = tempfile::tempdir().unwrap();
     findings::write_report(dir.path(), &report, &OutOptions::default()).unwrap();
     let mut files = vec![];

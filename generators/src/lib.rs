@@ -10,11 +10,14 @@
 //! - [`serial`] executes transactions one at a time on an in-memory map and records them as a history
 //!   whose concurrency agrees with that order: strict-serializable by construction, the ground truth
 //!   a checker's property tests start from.
-//! - [`strategies`] wraps both for proptest.
+//! - `strategies` (behind the `strategies` feature, for tests) wraps both for proptest.
 //! - [`hermitage`] holds scripted interleavings, Hermitage's scenarios and any others, as data.
+//! - [`replay`] schedules a cycle the checker found as such a scenario: the steps that make each of its
+//!   edges happen, and the levels at which they force it.
 //!
-//! This crate depends only on `histories` among ours; it neither runs transactions against a system (the
-//! runner and adapters do) nor judges histories (the `checker` does).
+//! This crate depends on `histories` and, for the cycles it replays, on `checker`'s cycle type; it
+//! neither runs transactions against a system (the runner and adapters do), nor judges histories (the
+//! `checker` does), nor renders anything (`findings` does).
 //!
 //! ```
 //! use generators::{ListAppend, Params, KeyDist};
@@ -39,8 +42,10 @@ pub mod hermitage;
 mod key_dist;
 mod list_append;
 mod params;
+pub mod replay;
 mod rw_register;
 pub mod serial;
+#[cfg(feature = "strategies")]
 pub mod strategies;
 mod wr_txns;
 

@@ -168,6 +168,27 @@ pub struct Op {
 }
 
 impl Op {
+    /// An operation as a runner records it, before the history numbers it: index 0, no time, no error,
+    /// no extra fields, at no place in a file. The builders below add a time and an error.
+    pub fn new(kind: OpType, process: Process, f: Function, value: OpValue) -> Op {
+        Op { index: 0, kind, process, f, time: None, value, error: None, extra: Vec::new(), at: Position::default() }
+    }
+
+    /// A transaction of client `process`: [`Op::new`] with `f` [`Function::Txn`] and these micro-ops.
+    pub fn txn(kind: OpType, process: u64, mops: Vec<Mop>) -> Op {
+        Op::new(kind, Process::Client(process), Function::Txn, OpValue::Txn(mops))
+    }
+
+    /// The operation at `time` nanoseconds since the run began.
+    pub fn with_time(self, time: i64) -> Op {
+        Op { time: Some(time), ..self }
+    }
+
+    /// The operation with why it failed or is indeterminate, if it did or is.
+    pub fn with_error(self, error: Option<String>) -> Op {
+        Op { error: error.map(Into::into), ..self }
+    }
+
     /// The transaction's micro-ops; empty for other values.
     pub fn mops(&self) -> &[Mop] {
         self.value.mops()
@@ -201,5 +222,34 @@ impl Serialize for Op {
             map.serialize_entry(name, value)?;
         }
         map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Key;
+
+    #[test]
+    fn a_built_op_has_only_the_fields_given_and_writes_as_them() {
+        let mops = vec![Mop::Append { key: Key::Int(1), value: 2 }];
+        let op = Op::txn(OpType::Fail, 3, mops.clone()).with_time(40).with_error(Some("40001".into()));
+        let by_hand = Op {
+            index: 0,
+            kind: OpType::Fail,
+            process: Process::Client(3),
+            f: Function::Txn,
+            time: Some(40),
+            value: OpValue::Txn(mops),
+            error: Some("40001".into()),
+            extra: Vec::new(),
+            at: Position::default(),
+        };
+        assert_eq!(op, by_hand);
+        assert_eq!(
+            serde_json::to_string(&op).unwrap(),
+            r#"{"index":0,"type":"fail","process":3,"f":"txn","time":40,"value":[["append",1,2]],"error":"40001"}"#
+        );
+        assert_eq!(Op::new(OpType::Info, Process::Nemesis, Function::Txn, OpValue::Txn(Vec::new())).time, None);
     }
 }

@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::Context;
+use checker::invariants::GraphPolicy;
 use checker::{CheckError, Inference, Options, Workload};
 use histories::{Format, History};
 
@@ -29,11 +30,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
         );
     }
     let options = options(&args.check)?.with_workload(args.workload.map(workload));
-    let result = match checker::invariants::Scenario::detect(&history) {
+    let result = match checker::invariants::InvariantSuite::detect(&history) {
         None => check(&history, &options).map_err(|e| located(e, &source))?,
-        Some(scenario) => {
-            let unsound = scenario.graph_check_unsound();
-            let checked = check_with_invariants(&history, &options, scenario.name(), unsound, true);
+        Some(suite) => {
+            let graph = suite.graph_check_unsound().map_or(GraphPolicy::WhereReadable, GraphPolicy::Unsound);
+            let checked = isocheck::judge::check_with_invariants(&history, &options, suite.name(), graph);
             checked.map_err(|e| located(e, &source))?.0
         }
     };
@@ -56,7 +57,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(dir) = &args.out {
-        let mut report = findings::Report::check(&source, &result).with_history(&history);
+        let mut report = findings::Report::check(&source, &result)
+            .with_history(&history)
+            .with_replays(isocheck::replays::replays(&result));
         if let Some(shrunk) = &shrunk {
             report = report.with_shrunk(shrunk);
         }
@@ -81,30 +84,6 @@ pub fn check(history: &History, options: &Options) -> Result<checker::CheckResul
         findings::verdict_word(result.valid)
     );
     Ok(result)
-}
-
-/// Checks a scenario's history (bank, write skew): its invariants, and the dependency graph where it
-/// applies (`checker::invariants::check_history`), with the same spinner and log as [`check`].
-pub fn check_with_invariants(
-    history: &History,
-    options: &Options,
-    workload: &str,
-    unsound: Option<&str>,
-    fallback: bool,
-) -> Result<(checker::CheckResult, checker::invariants::GraphCheck), CheckError> {
-    let spinner = isocheck::progress::spinner(format!("checking {} operations", history.len()));
-    let result = checker::invariants::check_history(history, options, workload, unsound, fallback);
-    spinner.finish_and_clear();
-    if let Ok((result, graph)) = &result {
-        log::info!(
-            "checked {} transactions and {} invariants (graph check: {}), verdict {}",
-            result.stats.txns,
-            result.invariants.len(),
-            graph.describe(),
-            findings::verdict_word(result.valid)
-        );
-    }
-    result
 }
 
 /// Writes the findings files of `report` into `dir`, and says where on stderr.

@@ -6,21 +6,27 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use adapters::{Level, LevelSupport, System};
 use anyhow::Context;
-use checker::timing;
 use checker::{Options, Validity};
 use findings::comparison::{Comparison, ComparisonRow, OverlapCell, Percentiles, RunEvidence};
 use histories::{History, OpType};
-use isocheck::runner::overlap::{self, OverlapConfig};
+use isocheck::judge::judge;
+use isocheck::overlap_summary::overlap_summary;
+use isocheck::run_summary::{RunSettings, run_summary};
+use isocheck::runner::overlap::OverlapConfig;
+use isocheck::runner::workload::TxnSource;
 use isocheck::runner::{self, Limit, RunConfig, RunOutcome};
+use isocheck::system_spec::{SystemKind, SystemSpec};
+use isocheck::workload_spec::WorkloadSpec;
 
-use crate::cli::{CompareArgs, DbName, MatrixFormat};
+use crate::cli::{CompareArgs, MatrixFormat};
 use crate::exit;
+use crate::settings::DefectScope;
 
 /// What the rounds of one system and level gathered.
 #[derive(Default)]
@@ -38,16 +44,11 @@ struct Tally {
 }
 
 pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
-    let defect = args.defect.as_deref().map(str::parse::<engine::Defect>).transpose()?;
+    let specs = args.system.specs(&[SystemKind::Engine, SystemKind::Sqlite], DefectScope::EngineOnly)?;
+    let workload = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario)?;
     let mut systems: Vec<(String, Arc<dyn System>)> = Vec::new();
-    for &db in &args.db {
-        let system =
-            super::systems::open(db, args.url.as_deref(), defect.filter(|_| db == DbName::Engine), args.sqlite_begin)?;
-        let label = match (db, defect) {
-            (DbName::Engine, Some(d)) => format!("engine ({d})"),
-            _ => super::systems::db_name(db).to_string(),
-        };
-        systems.push((label, system));
+    for spec in &specs {
+        systems.push((spec.label(), spec.open()?));
     }
     let clients = usize::from(args.clients);
     let cells: Vec<(usize, Level)> =
@@ -70,17 +71,19 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
             }
             let (label, system) = &systems[s];
             let kept = args.out.as_ref().map(|dir| {
-                let name = format!("{}-{}-{}", super::systems::db_name(args.db[s]), level.name(), round + 1);
+                let name = format!("{}-{}-{}", specs[s].name(), level.name(), round + 1);
                 (dir.join("runs").join(&name), format!("runs/{name}"), usize::from(round) + 1)
             });
-            let (tps, verdict) = one_run(args, system, level, clients, &mut tallies[i], kept.as_ref())
-                .with_context(|| format!("round {} on {label} at {level}", round + 1))?;
+            let (tps, verdict) =
+                one_run(args, &workload, &specs[s], system, level, clients, &mut tallies[i], kept.as_ref())
+                    .with_context(|| format!("round {} on {label} at {level}", round + 1))?;
             round_tps.insert((s, level), tps);
             let worst = tallies[i].verdict.map_or(verdict, |v| worse(v, verdict));
             tallies[i].verdict = Some(worst);
             progress.inc(1);
         }
-        let sqlite = systems.iter().position(|(label, _)| label == "sqlite");
+        // The ratio column compares each row with SQLite's at the same level, in the same round.
+        let sqlite = specs.iter().position(|spec| spec.kind() == SystemKind::Sqlite);
         for (i, &(s, level)) in cells.iter().enumerate() {
             if let (Some(mine), Some(base)) =
                 (round_tps.get(&(s, level)), sqlite.and_then(|q| round_tps.get(&(q, level))))
@@ -103,8 +106,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
         rows.push(row(label, level, &support, std::mem::take(&mut tallies[i]), overlap));
     }
     let comparison = Comparison {
-        workload: clap::ValueEnum::to_possible_value(&args.workload)
-            .map_or_else(String::new, |v| v.get_name().to_string()),
+        workload: args.workload.name().to_string(),
         seed: args.seed,
         clients,
         txns_per_round: args.txns,
@@ -135,15 +137,18 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
 /// One run: its throughput, and its verdict against the model the level promises. With `kept` (its
 /// directory, that directory as the report names it, and the round), the run's history, `run.json` and
 /// findings are written there.
+#[allow(clippy::too_many_arguments)]
 fn one_run(
     args: &CompareArgs,
+    workload: &WorkloadSpec,
+    spec: &SystemSpec,
     system: &Arc<dyn System>,
     level: Level,
     clients: usize,
     tally: &mut Tally,
     kept: Option<&(PathBuf, String, usize)>,
 ) -> anyhow::Result<(f64, Validity)> {
-    let workload = super::run::workload_for(args.workload, &args.shape, &args.scenario, args.seed, clients)?;
+    let workload = workload.build(args.seed, clients)?;
     let config = RunConfig {
         system: Arc::clone(system),
         level,
@@ -156,7 +161,7 @@ fn one_run(
     };
     let outcome = runner::run(&config)?;
     let options = Options::new(&[level.promised_model().to_string()], &[])?;
-    let (result, _) = super::run::judge(&outcome, workload.as_ref(), &options, level, clients, system.as_ref())?;
+    let (result, _) = judge(&outcome, workload.as_ref(), &options, level, clients, system.as_ref())?;
     let txns = outcome.ok + outcome.fail + outcome.info;
     let tps = txns as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
     tally.commits += outcome.ok;
@@ -172,7 +177,9 @@ fn one_run(
     tally.anomalies.extend(result.invariants.iter().filter(|i| !i.holds && i.promised).map(|i| i.name.clone()));
     tally.flags.extend(result.flags.iter().map(|f| f.name.clone()));
     if let Some((dir, relative, round)) = kept {
-        keep_evidence(dir, args, system.as_ref(), level, clients, *round, &outcome, workload.as_ref(), &result)
+        let settings =
+            RunSettings { level, seed: args.seed, clients, defect: spec.defect(), started_at: None, out_dir: dir };
+        keep_evidence(&settings, system.as_ref(), *round, &outcome, workload.as_ref(), &result)
             .with_context(|| format!("keeping the run's evidence in {}", dir.display()))?;
         let mut anomalies = result.anomaly_types.clone();
         anomalies.extend(result.invariants.iter().filter(|i| !i.holds).map(|i| i.name.clone()));
@@ -186,50 +193,28 @@ fn one_run(
     Ok((tps, result.valid))
 }
 
-/// Writes one run's `history.jsonl`, `run.json` and findings into `dir`.
-#[allow(clippy::too_many_arguments)]
+/// Writes one run's `history.jsonl`, `run.json` and findings into its directory.
 fn keep_evidence(
-    dir: &Path,
-    args: &CompareArgs,
+    settings: &RunSettings<'_>,
     system: &dyn System,
-    level: Level,
-    clients: usize,
     round: usize,
     outcome: &RunOutcome,
-    workload: &dyn isocheck::runner::workload::Workload,
+    workload: &dyn TxnSource,
     result: &checker::CheckResult,
 ) -> anyhow::Result<()> {
+    let dir = settings.out_dir;
     std::fs::create_dir_all(dir)?;
     let history_path = dir.join("history.jsonl");
     let mut file = std::io::BufWriter::new(std::fs::File::create(&history_path)?);
     histories::write_jsonl(outcome.history.ops(), &mut file)?;
     file.flush()?;
-    let elapsed = outcome.elapsed.as_secs_f64();
-    let txns = outcome.ok + outcome.fail + outcome.info;
-    let summary = serde_json::json!({
-        "tool": format!("isocheck {}", env!("CARGO_PKG_VERSION")),
-        "db": system.name(),
-        "system_version": system.version(),
-        "isolation": level.name(),
-        "level_mapping": system.level(level).describe(),
-        "workload": workload.name(),
-        "parameters": workload.parameters(),
-        "seed": args.seed,
-        "clients": clients,
-        "defect": args.defect.as_ref().filter(|_| system.name() == "engine"),
-        "round": round,
-        "ok": outcome.ok,
-        "fail": outcome.fail,
-        "info": outcome.info,
-        "aborts_by_cause": outcome.causes,
-        "elapsed_s": (elapsed * 1000.0).round() / 1000.0,
-        "throughput_tps": if elapsed > 0.0 { (txns as f64 / elapsed).round() as u64 } else { 0 },
-        "out_dir": dir.display().to_string(),
-    });
+    let mut summary = run_summary(system, workload, outcome, settings);
+    summary.round = Some(round as u64);
     std::fs::write(dir.join("run.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
     let report = findings::Report::check(history_path.display().to_string(), result)
         .with_history(&outcome.history)
-        .with_run(findings::RunSummary::from_json(&summary)?);
+        .with_run(summary)
+        .with_replays(isocheck::replays::replays(result));
     let options = findings::OutOptions::default();
     findings::write_report(dir, &report, &options)?;
     Ok(())
@@ -252,14 +237,8 @@ fn overlap_cell(
 ) -> anyhow::Result<OverlapCell> {
     let hold = Duration::from_millis(args.hold_ms);
     let config = OverlapConfig { level, clients, hold, rounds: usize::from(args.rounds) };
-    let outcome = overlap::measure(system, &config)?;
-    let median = outcome.median();
-    let verdict = timing::overlap_verdict(clients, clients as u64, hold, median);
-    Ok(OverlapCell {
-        verdict: verdict.name().to_string(),
-        elapsed_ms: (median.as_secs_f64() * 10_000.0).round() / 10.0,
-        ratio: (median.as_secs_f64() / hold.as_secs_f64() * 100.0).round() / 100.0,
-    })
+    let summary = overlap_summary(system, &config, None)?;
+    Ok(OverlapCell { verdict: summary.verdict, elapsed_ms: summary.elapsed_ms, ratio: summary.ratio })
 }
 
 fn worse(a: Validity, b: Validity) -> Validity {

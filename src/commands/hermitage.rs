@@ -4,12 +4,16 @@ use std::io::Write;
 
 use anyhow::{Context, bail};
 
+use isocheck::system_spec::SystemKind;
+use serde::Serialize;
+
 use crate::cli::{HermitageArgs, MatrixFormat};
 use crate::exit;
+use crate::settings::DefectScope;
 use isocheck::hermitage::matrix;
 use isocheck::hermitage::scenario::{self, Scenario};
 use isocheck::hermitage::step_runner;
-use isocheck::hermitage::verdict::{self, Cell, Outcome};
+use isocheck::hermitage::verdict::{self, Cell, CellVerdict};
 
 pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
     let mut scenarios = match &args.scenario_dir {
@@ -25,14 +29,10 @@ pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
         }
         scenarios.retain(|s| args.scenarios.contains(&s.name));
     }
-    let defect = args.defect.as_deref().map(str::parse::<engine::Defect>).transpose()?;
     let mut cells = Vec::new();
-    for &db in &args.db {
-        let system = super::systems::open(db, args.url.as_deref(), defect, args.sqlite_begin)?;
-        let db_label = match defect {
-            Some(d) => format!("{} ({d})", super::systems::db_name(db)),
-            None => super::systems::db_name(db).to_string(),
-        };
+    for spec in args.system.specs(&[SystemKind::Engine], DefectScope::EverySystem)? {
+        let system = spec.open()?;
+        let db_label = spec.label();
         for &level in &args.isolation {
             let support = system.level(level);
             let label = match &support {
@@ -55,22 +55,25 @@ pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
         }
     }
     let report = match args.format {
-        MatrixFormat::Text => matrix::text(&cells),
-        MatrixFormat::Json => serde_json::to_string_pretty(&serde_json::json!({ "matrix": cells }))? + "\n",
-        MatrixFormat::Markdown => matrix::markdown(&cells),
-        MatrixFormat::Html => matrix::html(&cells),
+        MatrixFormat::Text => findings::hermitage_text(&matrix::matrix(&cells)),
+        MatrixFormat::Json => serde_json::to_string_pretty(&MatrixJson { matrix: &cells })? + "\n",
+        MatrixFormat::Markdown => findings::hermitage_markdown(&matrix::matrix(&cells)),
+        MatrixFormat::Html => findings::hermitage_html(&matrix::matrix(&cells)),
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)?;
-        std::fs::write(
-            dir.join("matrix.json"),
-            serde_json::to_string_pretty(&serde_json::json!({ "matrix": cells }))?,
-        )?;
-        std::fs::write(dir.join("matrix.md"), matrix::markdown(&cells))?;
-        std::fs::write(dir.join("matrix.html"), matrix::html(&cells))?;
+        std::fs::write(dir.join("matrix.json"), serde_json::to_string_pretty(&MatrixJson { matrix: &cells })?)?;
+        std::fs::write(dir.join("matrix.md"), findings::hermitage_markdown(&matrix::matrix(&cells)))?;
+        std::fs::write(dir.join("matrix.html"), findings::hermitage_html(&matrix::matrix(&cells)))?;
     }
     Ok(exit::VALID)
+}
+
+/// `hermitage --format json` and `matrix.json`: `{"matrix": [cells]}`.
+#[derive(Serialize)]
+struct MatrixJson<'a> {
+    matrix: &'a [Cell],
 }
 
 fn unsupported(db: &str, isolation: &str, s: &Scenario, why: &str) -> Cell {
@@ -79,7 +82,7 @@ fn unsupported(db: &str, isolation: &str, s: &Scenario, why: &str) -> Cell {
         isolation: isolation.to_string(),
         anomaly: s.name.clone(),
         column: s.column.clone(),
-        outcome: Outcome::Unsupported,
+        outcome: CellVerdict::Unsupported,
         how: why.to_string(),
         checker: Vec::new(),
         history: None,

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use checker::Validity;
-use serde_json::json;
+use findings::{FailingRun, HuntSummary};
 
 use super::run::{Variation, execute};
 use crate::cli::{OutputFormat, RunArgs};
@@ -76,17 +76,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
                     anomalies.join(", "),
                     dir.display()
                 );
-                failing.push(json!({
-                    "run": n,
-                    "seed": variation.seed,
-                    "clients": variation.clients,
-                    "key_count": variation.key_count,
-                    "max_txn_len": variation.max_txn_len,
-                    "dir": format!("runs/{name}"),
-                    "anomalies": anomalies,
-                    "shrunk_txns": done.shrunk.as_ref().map(|s| s.kept.len()),
-                    "interrupted": interrupted,
-                }));
+                failing.push(FailingRun {
+                    run: n,
+                    seed: variation.seed,
+                    clients: variation.clients,
+                    key_count: variation.key_count,
+                    max_txn_len: variation.max_txn_len,
+                    dir: format!("runs/{name}"),
+                    anomalies,
+                    shrunk_txns: done.shrunk.as_ref().map(|s| s.kept.len()),
+                    interrupted,
+                });
             }
             valid => {
                 if valid == Validity::Unknown {
@@ -105,27 +105,27 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
             break;
         }
     }
-    let summary = json!({
-        "runs": made,
-        "failed": failing.len(),
-        "unknown": unknown,
-        "stopped": stopped.name(),
-        "by_anomaly": by_anomaly,
-        "failing": failing,
-        "db": super::systems::db_name(args.db),
-        "isolation": args.isolation.name(),
-        "defect": args.defect,
-        "first_seed": args.seed,
-        "vary": args.vary,
-        "out_dir": out.display().to_string(),
-    });
+    let summary = HuntSummary {
+        runs: made,
+        failed: failing.len(),
+        unknown,
+        stopped: stopped.name().to_string(),
+        by_anomaly,
+        failing,
+        db: args.system.spec()?.name().to_string(),
+        isolation: args.isolation.name().to_string(),
+        defect: args.system.defect.map(|d| d.to_string()),
+        first_seed: args.seed,
+        vary: args.vary,
+        out_dir: out.display().to_string(),
+    };
     write_summary(&out, &summary)?;
     let report = match args.format {
-        OutputFormat::Text => summary_text(&summary),
+        OutputFormat::Text => findings::hunt_text(&summary),
         OutputFormat::Json => serde_json::to_string_pretty(&summary)? + "\n",
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
-    Ok(if !failing.is_empty() {
+    Ok(if summary.failed > 0 {
         exit::INVALID
     } else if unknown > 0 {
         exit::for_validity(Validity::Unknown)
@@ -174,42 +174,10 @@ fn install_interrupt_handler() {
     }
 }
 
-fn write_summary(out: &Path, summary: &serde_json::Value) -> anyhow::Result<()> {
+fn write_summary(out: &Path, summary: &HuntSummary) -> anyhow::Result<()> {
     let path = out.join("summary.json");
     std::fs::write(&path, serde_json::to_string_pretty(summary)? + "\n")
         .with_context(|| format!("writing {}", path.display()))
-}
-
-fn summary_text(summary: &serde_json::Value) -> String {
-    let mut out = format!(
-        "Hunted with {} run(s) of {} at {} (seeds from {}{}), {}: {} failed",
-        summary["runs"],
-        summary["db"].as_str().unwrap_or("?"),
-        summary["isolation"].as_str().unwrap_or("?"),
-        summary["first_seed"],
-        if summary["vary"] == true { ", shapes varied" } else { "" },
-        summary["stopped"].as_str().unwrap_or("?"),
-        summary["failed"],
-    );
-    if let Some(by) = summary["by_anomaly"].as_object().filter(|m| !m.is_empty()) {
-        let counts: Vec<String> = by.iter().map(|(a, n)| format!("{a} in {n}")).collect();
-        out.push_str(&format!(" ({})", counts.join(", ")));
-    }
-    out.push('\n');
-    for run in summary["failing"].as_array().into_iter().flatten() {
-        let anomalies: Vec<&str> =
-            run["anomalies"].as_array().into_iter().flatten().filter_map(|a| a.as_str()).collect();
-        out.push_str(&format!(
-            "  run {} (seed {}): {}; shrunk to {} transactions; evidence in {}/\n",
-            run["run"],
-            run["seed"],
-            anomalies.join(", "),
-            run["shrunk_txns"],
-            run["dir"].as_str().unwrap_or("?"),
-        ));
-    }
-    out.push_str(&format!("Summary: {}/summary.json\n", summary["out_dir"].as_str().unwrap_or(".")));
-    out
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ mod hunt;
 mod overlap;
 mod run;
 mod shrink;
-mod systems;
 
 use crate::cli::{Cli, Command};
 

@@ -90,7 +90,7 @@ pub fn shrink_into(
     };
     if let Some(dir) = dir {
         let dir = dir.join("shrunk");
-        let written = findings::shrunk::write_shrunk(&dir, &shrunk)
+        let written = findings::shrunk::write_shrunk(&dir, &shrunk, &isocheck::replays::replays(&shrunk.result))
             .with_context(|| format!("writing the shrunk history to {}", dir.display()))?;
         eprintln!(
             "isocheck: shrunk to {} transactions; wrote {} files to {}",

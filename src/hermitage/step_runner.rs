@@ -232,20 +232,6 @@ fn executed(action: &Action, outcome: &Outcome) -> Vec<Mop> {
     }
 }
 
-fn op(kind: OpType, process: u64, f: Function, time: i64, value: OpValue, error: Option<String>) -> Op {
-    Op {
-        index: 0,
-        kind,
-        process: Process::Client(process),
-        f,
-        time: Some(time),
-        value,
-        error: error.map(Into::into),
-        extra: Vec::new(),
-        at: Position::default(),
-    }
-}
-
 /// Builds the history: the initial rows, each session's transaction, the observer's read.
 fn record(
     scenario: &Scenario,
@@ -258,8 +244,8 @@ fn record(
 ) -> anyhow::Result<Execution> {
     let initial: Rows = rows.iter().cloned().collect();
     let mut ops = vec![
-        op(OpType::Invoke, 0, Function::Init, -2, OpValue::Rows(initial.clone()), None),
-        op(OpType::Ok, 0, Function::Init, -1, OpValue::Rows(initial), None),
+        Op::new(OpType::Invoke, Process::Client(0), Function::Init, OpValue::Rows(initial.clone())).with_time(-2),
+        Op::new(OpType::Ok, Process::Client(0), Function::Init, OpValue::Rows(initial)).with_time(-1),
     ];
     // Per session: the transaction being built (invocation time, planned and executed micro-ops, first error).
     struct Building {
@@ -322,7 +308,7 @@ fn record(
     }
     for e in &ends {
         let process = e.session as u64;
-        ops.push(op(OpType::Invoke, process, Function::Txn, e.invoked, OpValue::Txn(e.planned.clone()), None));
+        ops.push(Op::txn(OpType::Invoke, process, e.planned.clone()).with_time(e.invoked));
         let (value, cause) = match e.kind {
             OpType::Ok => (e.executed.clone(), None),
             _ => (
@@ -330,18 +316,13 @@ fn record(
                 Some(e.error.as_ref().map_or_else(|| "rolled back".to_string(), |x| x.cause.clone())),
             ),
         };
-        ops.push(op(e.kind, process, Function::Txn, e.at, OpValue::Txn(value), cause));
+        ops.push(Op::txn(e.kind, process, value).with_time(e.at).with_error(cause));
     }
     let observer = vec![Mop::PredicateRead { predicate: Predicate::True, rows: Some(final_rows) }];
-    ops.push(op(
-        OpType::Invoke,
-        0,
-        Function::Txn,
-        end,
-        OpValue::Txn(vec![Mop::PredicateRead { predicate: Predicate::True, rows: None }]),
-        None,
-    ));
-    ops.push(op(OpType::Ok, 0, Function::Txn, end + 1, OpValue::Txn(observer), None));
+    ops.push(
+        Op::txn(OpType::Invoke, 0, vec![Mop::PredicateRead { predicate: Predicate::True, rows: None }]).with_time(end),
+    );
+    ops.push(Op::txn(OpType::Ok, 0, observer).with_time(end + 1));
     // History order is time order; an invocation and its completion keep their order.
     ops.sort_by_key(|o| (o.time, o.kind != OpType::Invoke));
     for (i, o) in ops.iter_mut().enumerate() {

@@ -11,10 +11,10 @@ use serde::Serialize;
 use super::scenario::{Involving, Scenario};
 use super::step_runner::Execution;
 
-/// A cell of the matrix.
+/// What a matrix cell shows: the anomaly prevented, shown, or the level not offered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub enum CellVerdict {
     /// The anomaly did not occur.
     Prevented,
     /// The checker found it.
@@ -35,7 +35,7 @@ pub struct Cell {
     /// Its Hermitage column.
     pub column: String,
     /// Anomaly, prevented or unsupported.
-    pub outcome: Outcome,
+    pub outcome: CellVerdict,
     /// How: `blocked`, `aborted (40001)`, `not observed`, the anomaly classes, or why unsupported.
     pub how: String,
     /// The anomaly classes the checker reported for the scenario's probe.
@@ -71,9 +71,9 @@ pub fn cell(db: &str, isolation: &str, scenario: &Scenario, execution: &Executio
         .map(|(name, _)| name.clone())
         .collect();
     let (outcome, how) = if found.is_empty() {
-        (Outcome::Prevented, prevention(execution))
+        (CellVerdict::Prevented, prevention(execution))
     } else {
-        (Outcome::Anomaly, found.join(", "))
+        (CellVerdict::Anomaly, found.join(", "))
     };
     Ok(Cell {
         db: db.to_string(),

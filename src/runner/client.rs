@@ -9,11 +9,11 @@ use std::sync::atomic::Ordering;
 
 use adapters::{Failure, Level, Session, System, TxnError};
 use anyhow::anyhow;
-use histories::{Mop, Observed, Op, OpType, OpValue, Position, Process};
+use histories::{Mop, Observed, Op, OpType, OpValue, Process};
 
 use super::Shared;
-use super::recorder::Record;
-use super::workload::{TxnPlan, Workload};
+use super::recorder::ClientLog;
+use super::workload::{TxnPlan, TxnSource};
 
 pub(crate) struct Client {
     id: usize,
@@ -21,9 +21,9 @@ pub(crate) struct Client {
     session: Box<dyn Session>,
     system: Arc<dyn System>,
     level: Level,
-    workload: Arc<dyn Workload>,
+    workload: Arc<dyn TxnSource>,
     shared: Arc<Shared>,
-    record: Record,
+    record: ClientLog,
 }
 
 impl Client {
@@ -32,10 +32,10 @@ impl Client {
         session: Box<dyn Session>,
         system: Arc<dyn System>,
         level: Level,
-        workload: Arc<dyn Workload>,
+        workload: Arc<dyn TxnSource>,
         shared: Arc<Shared>,
     ) -> Client {
-        Client { id, process: id as u64, session, system, level, workload, shared, record: Record::default() }
+        Client { id, process: id as u64, session, system, level, workload, shared, record: ClientLog::default() }
     }
 
     /// The same client under another process id (the final transaction's, which no client used).
@@ -45,7 +45,7 @@ impl Client {
 
     /// Runs the workload's final transaction, again after each abort (up to `attempts` times), and
     /// returns the record.
-    pub(crate) fn finish(mut self, attempts: usize) -> anyhow::Result<Record> {
+    pub(crate) fn finish(mut self, attempts: usize) -> anyhow::Result<ClientLog> {
         for _ in 0..attempts {
             let Some(plan) = self.workload.final_plan() else { break };
             if self.transaction(plan)? == OpType::Ok {
@@ -55,7 +55,7 @@ impl Client {
         Ok(self.record)
     }
 
-    pub(crate) fn run(mut self) -> anyhow::Result<Record> {
+    pub(crate) fn run(mut self) -> anyhow::Result<ClientLog> {
         self.shared.switches.set(self.id, self.session.kill_switch());
         while self.shared.claim().is_some() {
             let Some(plan) = self.workload.next(self.id) else { break };
@@ -66,17 +66,9 @@ impl Client {
     }
 
     fn op(&self, kind: OpType, plan_f: &histories::Function, value: Vec<Mop>, error: Option<String>) -> Op {
-        Op {
-            index: 0,
-            kind,
-            process: Process::Client(self.process),
-            f: plan_f.clone(),
-            time: Some(self.shared.clock.now()),
-            value: OpValue::Txn(value),
-            error: error.map(Into::into),
-            extra: Vec::new(),
-            at: Position::default(),
-        }
+        Op::new(kind, Process::Client(self.process), plan_f.clone(), OpValue::Txn(value))
+            .with_time(self.shared.clock.now())
+            .with_error(error)
     }
 
     /// Runs one transaction and records it.

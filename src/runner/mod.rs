@@ -27,7 +27,7 @@ use histories::History;
 use self::client::Client;
 use self::nemesis::{Fault, KillSwitches};
 use self::recorder::Clock;
-use self::workload::Workload;
+use self::workload::TxnSource;
 
 /// When a run stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,7 @@ pub struct RunConfig {
     /// The level each transaction begins at.
     pub level: Level,
     /// What the clients run.
-    pub workload: Arc<dyn Workload>,
+    pub workload: Arc<dyn TxnSource>,
     /// How many clients.
     pub clients: usize,
     /// When to stop.
@@ -152,7 +152,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     }
     let progress = progress_bar(config);
     let started = Instant::now();
-    let records = std::thread::scope(|scope| -> anyhow::Result<Vec<recorder::Record>> {
+    let records = std::thread::scope(|scope| -> anyhow::Result<Vec<recorder::ClientLog>> {
         let handles: Vec<_> = clients.into_iter().map(|client| scope.spawn(move || client.run())).collect();
         let nemesis = config.nemesis.as_ref().map(|(fault, every)| {
             let shared = &shared;
@@ -205,22 +205,15 @@ const FINAL_ATTEMPTS: usize = 10;
 
 /// The initial rows as an `init` operation (an invocation and its completion) at time 0, on process 0,
 /// before any client's first transaction.
-fn init_record(rows: Vec<(histories::Key, i64)>) -> recorder::Record {
+fn init_record(rows: Vec<(histories::Key, i64)>) -> recorder::ClientLog {
     let rows: histories::Rows = rows.into_iter().collect();
-    let op = |kind| histories::Op {
-        index: 0,
-        kind,
-        process: histories::Process::Client(0),
-        f: histories::Function::Init,
-        time: Some(0),
-        value: histories::OpValue::Rows(rows.clone()),
-        error: None,
-        extra: Vec::new(),
-        at: histories::Position::default(),
+    let op = |kind| {
+        let value = histories::OpValue::Rows(rows.clone());
+        histories::Op::new(kind, histories::Process::Client(0), histories::Function::Init, value).with_time(0)
     };
-    recorder::Record {
+    recorder::ClientLog {
         ops: vec![op(histories::OpType::Invoke), op(histories::OpType::Ok)],
-        ..recorder::Record::default()
+        ..recorder::ClientLog::default()
     }
 }
 
@@ -228,8 +221,8 @@ fn init_record(rows: Vec<(histories::Key, i64)>) -> recorder::Record {
 fn final_transaction(
     config: &RunConfig,
     shared: &Arc<Shared>,
-    records: &[recorder::Record],
-) -> anyhow::Result<recorder::Record> {
+    records: &[recorder::ClientLog],
+) -> anyhow::Result<recorder::ClientLog> {
     let process = records
         .iter()
         .flat_map(|r| &r.ops)

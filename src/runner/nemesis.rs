@@ -12,10 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use adapters::KillSwitch;
-use histories::{Function, Op, OpType, OpValue, Position, Process};
+use histories::{Function, Op, OpType, OpValue, Process};
 
 use super::Shared;
-use super::recorder::Record;
+use super::recorder::ClientLog;
 
 /// What the nemesis does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,8 +59,8 @@ impl KillSwitches {
 }
 
 /// Runs the nemesis every `every` until the run stops; returns its record.
-pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, shared: &Shared) -> Record {
-    let mut record = Record::default();
+pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, shared: &Shared) -> ClientLog {
+    let mut record = ClientLog::default();
     let mut breaking = true;
     loop {
         if sleep_unless_stopped(every, shared) {
@@ -106,22 +106,12 @@ fn sleep_unless_stopped(d: Duration, shared: &Shared) -> bool {
     shared.stop.load(Ordering::Relaxed) || shared.finished.load(Ordering::Relaxed)
 }
 
-fn invoke(record: &mut Record, shared: &Shared, name: &str) {
+fn invoke(record: &mut ClientLog, shared: &Shared, name: &str) {
     record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null));
 }
 
 fn op(shared: &Shared, kind: OpType, name: &str, value: serde_json::Value) -> Op {
-    Op {
-        index: 0,
-        kind,
-        process: Process::Nemesis,
-        f: Function::Named(name.into()),
-        time: Some(shared.clock.now()),
-        value: OpValue::Other(value),
-        error: None,
-        extra: Vec::new(),
-        at: Position::default(),
-    }
+    Op::new(kind, Process::Nemesis, Function::Named(name.into()), OpValue::Other(value)).with_time(shared.clock.now())
 }
 
 fn shell(cmd: &str) -> serde_json::Value {

@@ -31,9 +31,9 @@ impl Clock {
     }
 }
 
-/// One client's record.
+/// One client's log of what it did: its operations and its counts, merged into the history when the run ends.
 #[derive(Debug, Default)]
-pub struct Record {
+pub struct ClientLog {
     /// Its operations, in the order it performed them.
     pub ops: Vec<Op>,
     /// Committed transactions.
@@ -50,7 +50,7 @@ pub struct Record {
 }
 
 /// Merges the clients' records into one history, by time; indices follow the merged order.
-pub fn merge(records: Vec<Record>) -> anyhow::Result<History> {
+pub fn merge(records: Vec<ClientLog>) -> anyhow::Result<History> {
     let mut ops: Vec<(i64, usize, usize, Op)> = Vec::new();
     for (client, record) in records.into_iter().enumerate() {
         for (seq, op) in record.ops.into_iter().enumerate() {

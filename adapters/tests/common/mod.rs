@@ -1,4 +1,4 @@
-//! Checks every SQL adapter must pass, shared by `tests/sqlite.rs` and `tests/postgres.rs`: each takes a
+//! Checks every SQL adapter must pass, shared by the SQLite, PostgreSQL and MariaDB modules: each takes a
 //! system, prepares it, and asserts through the [`Session`] interface alone, reading what is durable
 //! through a fresh session.
 

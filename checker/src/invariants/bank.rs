@@ -10,7 +10,7 @@
 
 use serde_json::json;
 
-use super::{SHOWN, Txn, View, figures, group_by_values, list, names};
+use super::{SHOWN, Txn, View, figures, group_by_values, list, names, op_names};
 use crate::graph::TxnId;
 use crate::result::Invariant;
 
@@ -22,7 +22,7 @@ struct Withdrawal<'v, 'h> {
 }
 
 fn withdrawals<'v, 'h>(view: &'v View<'h>) -> (Vec<Withdrawal<'v, 'h>>, Vec<Withdrawal<'v, 'h>>) {
-    let is_withdrawal = |t: &Txn<'_>| t.f == "withdraw" && !t.writes.is_empty();
+    let is_withdrawal = |t: &Txn<'_>| t.f == op_names::WITHDRAW && !t.writes.is_empty();
     let committed = view
         .committed()
         .into_iter()
@@ -138,7 +138,7 @@ fn final_total(
     committed: usize,
     possible: usize,
 ) -> Invariant {
-    let last = view.full_reads().into_iter().rfind(|(t, _)| t.f == "read");
+    let last = view.full_reads().into_iter().rfind(|(t, _)| t.f == op_names::READ);
     let highest = initial - withdrawn;
     // Each indeterminate withdrawal may have taken the amount too.
     let lowest = amount.map(|a| highest - a * possible as i64);
@@ -232,7 +232,7 @@ fn within_total(
 
 pub(super) fn transfer(view: &View<'_>) -> Vec<Invariant> {
     let initial = view.initial_total();
-    let reads: Vec<_> = view.full_reads().into_iter().filter(|(t, _)| t.f == "read").collect();
+    let reads: Vec<_> = view.full_reads().into_iter().filter(|(t, _)| t.f == op_names::READ).collect();
     let wrong: Vec<_> = reads.iter().filter(|(_, v)| v.iter().sum::<i64>() != initial).collect();
     let totals: Vec<i64> = reads.iter().map(|(_, v)| v.iter().sum()).collect();
     let preserved_figures = figures([

@@ -13,6 +13,7 @@
 //! module.
 
 mod bank;
+pub mod op_names;
 mod write_skew;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,9 +26,9 @@ use crate::graph::TxnId;
 use crate::result::{CheckResult, Checked, Invariant, Stats, TxnView, Validity};
 use crate::txn::Txns;
 
-/// A scenario workload, as a history's operation names show it.
+/// A suite of invariants, that of a scenario workload, as a history's operation names show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scenario {
+pub enum InvariantSuite {
     /// The bank, withdraw form.
     Withdraw,
     /// The bank, transfer form.
@@ -36,13 +37,13 @@ pub enum Scenario {
     WriteSkew,
 }
 
-impl Scenario {
-    /// The scenario of a history, if it is one.
-    pub fn detect(history: &History) -> Option<Scenario> {
+impl InvariantSuite {
+    /// The suite of a history, if it is a scenario workload's.
+    pub fn detect(history: &History) -> Option<InvariantSuite> {
         history.ops().iter().filter(|op| op.is_client()).find_map(|op| match op.f.as_str() {
-            "withdraw" => Some(Scenario::Withdraw),
-            "transfer" => Some(Scenario::Transfer),
-            "off-call" | "on-call" => Some(Scenario::WriteSkew),
+            op_names::WITHDRAW => Some(InvariantSuite::Withdraw),
+            op_names::TRANSFER => Some(InvariantSuite::Transfer),
+            op_names::OFF_CALL | op_names::ON_CALL => Some(InvariantSuite::WriteSkew),
             _ => None,
         })
     }
@@ -50,16 +51,16 @@ impl Scenario {
     /// Why the dependency graph cannot be checked on this scenario's histories, if it cannot: Elle
     /// infers version orders from written values, which must be unique per key.
     pub fn graph_check_unsound(self) -> Option<&'static str> {
-        (self == Scenario::Transfer)
+        (self == InvariantSuite::Transfer)
             .then_some("transfers write balances that repeat, so versions cannot be told apart by value")
     }
 
     /// Its name in reports.
     pub fn name(self) -> &'static str {
         match self {
-            Scenario::Withdraw => "bank (withdraw)",
-            Scenario::Transfer => "bank (transfer)",
-            Scenario::WriteSkew => "write-skew",
+            InvariantSuite::Withdraw => "bank (withdraw)",
+            InvariantSuite::Transfer => "bank (transfer)",
+            InvariantSuite::WriteSkew => "write-skew",
         }
     }
 }
@@ -87,14 +88,14 @@ pub fn judge(invariants: &mut [Invariant], models: &[String]) {
     }
 }
 
-/// Checks the invariants of the history's scenario; none if the history is not a scenario's.
+/// Checks the invariants of the history's suite; none if the history is not a scenario workload's.
 pub fn check(history: &History) -> Vec<Invariant> {
-    let Some(scenario) = Scenario::detect(history) else { return Vec::new() };
+    let Some(scenario) = InvariantSuite::detect(history) else { return Vec::new() };
     let view = View::new(history);
     match scenario {
-        Scenario::Withdraw => bank::withdraw(&view),
-        Scenario::Transfer => bank::transfer(&view),
-        Scenario::WriteSkew => write_skew::check(&view),
+        InvariantSuite::Withdraw => bank::withdraw(&view),
+        InvariantSuite::Transfer => bank::transfer(&view),
+        InvariantSuite::WriteSkew => write_skew::check(&view),
     }
 }
 
@@ -117,15 +118,23 @@ impl GraphCheck {
     }
 }
 
-/// Checks a history of `workload`: the dependency graph unless `unsound` says why it cannot be (or,
-/// with `fallback`, the checker cannot read the micro-ops), and the scenario's invariants. Without
-/// `fallback`, micro-ops the checker cannot read are an error, as in [`crate::check`].
+/// Whether to check the dependency graph of a history with invariants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphPolicy<'a> {
+    /// Check it; micro-ops the checker cannot read are an error, as in [`crate::check`].
+    Required,
+    /// Check it where the checker can read the micro-ops, and otherwise check only the invariants.
+    WhereReadable,
+    /// Do not: it would be unsound on this workload's histories, for this reason.
+    Unsound(&'a str),
+}
+
+/// Checks a history of `workload`: the dependency graph as `graph` says, and the suite's invariants.
 pub fn check_history(
     history: &History,
     options: &crate::Options,
     workload: &str,
-    unsound: Option<&str>,
-    fallback: bool,
+    graph: GraphPolicy<'_>,
 ) -> Result<(CheckResult, GraphCheck), crate::CheckError> {
     let mut invariants = check(history);
     judge(&mut invariants, options.models());
@@ -133,12 +142,12 @@ pub fn check_history(
         let result = CheckResult::from_invariants(history, workload, invariants.clone(), why);
         (result, GraphCheck::NotApplicable(why.to_string()))
     };
-    if let Some(why) = unsound {
+    if let GraphPolicy::Unsound(why) = graph {
         return Ok(only(why));
     }
     match crate::check(history, options) {
         Ok(result) => Ok((result.with_invariants(invariants), GraphCheck::Checked)),
-        Err(crate::CheckError::Workload { at, message }) if fallback => {
+        Err(crate::CheckError::Workload { at, message }) if graph == GraphPolicy::WhereReadable => {
             Ok(only(&format!("the checker cannot read the micro-ops (line {}: {message})", at.line)))
         }
         Err(e) => Err(e),
@@ -148,7 +157,7 @@ pub fn check_history(
 impl CheckResult {
     /// Adds invariants to a result: a broken one the models promise makes the verdict invalid.
     pub fn with_invariants(mut self, invariants: Vec<Invariant>) -> CheckResult {
-        if invariants.iter().any(|i| !i.holds && i.promised) {
+        if invariants.iter().any(Invariant::fails) {
             self.valid = Validity::Invalid;
         }
         self.invariants.extend(invariants);

@@ -34,7 +34,7 @@ fn write_skew_overdraft() -> History {
 #[test]
 fn concurrent_withdrawals_that_each_saw_enough_overdraw_and_are_named() {
     let h = write_skew_overdraft();
-    assert_eq!(Scenario::detect(&h), Some(Scenario::Withdraw));
+    assert_eq!(InvariantSuite::detect(&h), Some(InvariantSuite::Withdraw));
     let invariants = check(&h);
     let negative = by_name(&invariants, "total-never-negative");
     assert!(!negative.holds);
@@ -134,7 +134,7 @@ fn a_transfer_read_that_sees_a_wrong_total_or_a_negative_balance_breaks_the_bank
         r#"{"type":"ok","process":1,"f":"read","value":[["r",0,20],["r",1,80]]}"#,
     ];
     let h = history(&lines);
-    assert_eq!(Scenario::detect(&h), Some(Scenario::Transfer));
+    assert_eq!(InvariantSuite::detect(&h), Some(InvariantSuite::Transfer));
     let invariants = check(&h);
     let preserved = by_name(&invariants, "total-preserved");
     assert!(!preserved.holds);
@@ -156,7 +156,7 @@ fn two_doctors_leaving_at_once_leave_nobody_on_call_and_both_are_named() {
         r#"{"type":"ok","process":2,"f":"read","value":[["r",0,-2],["r",1,-3]]}"#,
     ];
     let h = history(&lines);
-    assert_eq!(Scenario::detect(&h), Some(Scenario::WriteSkew));
+    assert_eq!(InvariantSuite::detect(&h), Some(InvariantSuite::WriteSkew));
     let invariants = check(&h);
     let every = by_name(&invariants, "on-call-in-every-read");
     assert!(!every.holds);
@@ -178,7 +178,7 @@ fn a_list_append_history_has_no_invariants() {
         r#"{"type":"invoke","process":0,"value":[["append",1,1]]}"#,
         r#"{"type":"ok","process":0,"value":[["append",1,1]]}"#,
     ]);
-    assert_eq!(Scenario::detect(&h), None);
+    assert_eq!(InvariantSuite::detect(&h), None);
     assert!(check(&h).is_empty());
 }
 
@@ -190,7 +190,7 @@ fn a_broken_invariant_decides_only_under_models_that_promise_it() {
     let h = write_skew_overdraft();
     let judged = |model: &str| {
         let options = crate::Options::new(&[model.to_string()], &[]).unwrap();
-        check_history(&h, &options, "bank (withdraw)", None, true).unwrap().0
+        check_history(&h, &options, "bank (withdraw)", GraphPolicy::WhereReadable).unwrap().0
     };
     let serializable = judged("serializable");
     assert_eq!(serializable.valid, Validity::Invalid);

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::{SHOWN, View, figures, group_by_values, list, names};
+use super::{SHOWN, View, figures, group_by_values, list, names, op_names};
 use crate::graph::TxnId;
 use crate::result::Invariant;
 
@@ -46,7 +46,7 @@ pub(super) fn check(view: &View<'_>) -> Vec<Invariant> {
         }
         view.invariant("on-call-in-every-read", &ids, text, every_read_figures)
     };
-    let last = reads.iter().rev().find(|(t, _)| t.f == "read");
+    let last = reads.iter().rev().find(|(t, _)| t.f == op_names::READ);
     let at_the_end = match last {
         None => view.invariant(
             "on-call-at-the-end",

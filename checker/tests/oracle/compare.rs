@@ -6,8 +6,8 @@
 
 use checker::{Inference, Options, Validity, check};
 
-use crate::generate::{Flavor, Generated};
-use crate::serial_search::SerialSearch;
+use super::generate::{Flavor, Generated};
+use super::serial_search::SerialSearch;
 
 /// The models compared.
 pub const MODELS: [&str; 2] = ["serializable", "strict-serializable"];

@@ -17,7 +17,7 @@
 mod db;
 mod schedule;
 
-use histories::{Function, History, Mop, Op, OpType, OpValue, Position, Process};
+use histories::{History, Mop, Op, OpType};
 
 pub use db::SerialDb;
 
@@ -132,7 +132,7 @@ impl SerialRun {
                 Event::Invoke { txn, client } => {
                     client_of[txn] = client;
                     invocations[txn] = ops.len();
-                    op(OpType::Invoke, process_of_client[client], txns[order[txn]].clone())
+                    Op::txn(OpType::Invoke, process_of_client[client], txns[order[txn]].clone())
                 }
                 Event::Commit { txn } => {
                     let txn_mops = &txns[order[txn]];
@@ -149,7 +149,7 @@ impl SerialRun {
                 Event::Complete { txn } => {
                     let client = client_of[txn];
                     let value = completed[txn].take().expect("completes after committing");
-                    let mut op = op(OpType::Ok, process_of_client[client], value);
+                    let mut op = Op::txn(OpType::Ok, process_of_client[client], value);
                     match outcomes[txn] {
                         Outcome::Ok => {}
                         Outcome::Fail => {
@@ -187,7 +187,7 @@ impl SerialRun {
         self.fresh_process += 1;
         for (kind, value) in [(OpType::Invoke, txn.to_vec()), (OpType::Ok, completed)] {
             time += 1 + self.draw.below(MAX_GAP_NS) as i64;
-            ops.push(Op { index: ops.len() as u64, time: Some(time), ..op(kind, process, value) });
+            ops.push(Op { index: ops.len() as u64, time: Some(time), ..Op::txn(kind, process, value) });
         }
         self.order.push(self.order.len());
         self.history = History::from_ops(ops).expect("a transaction alone keeps the history well formed");
@@ -202,21 +202,6 @@ impl SerialRun {
 /// If `clients` is zero, or on a micro-op [`SerialDb::apply`] refuses.
 pub fn serial_history(txns: &[Vec<Mop>], seed: u64, clients: usize, max_overlap: usize) -> History {
     SerialRun::new(txns, seed, clients, max_overlap).history
-}
-
-/// An operation; its index and time are the caller's to set.
-fn op(kind: OpType, process: u64, value: Vec<Mop>) -> Op {
-    Op {
-        index: 0,
-        kind,
-        process: Process::Client(process),
-        f: Function::Txn,
-        time: None,
-        value: OpValue::Txn(value),
-        error: None,
-        extra: Vec::new(),
-        at: Position::default(),
-    }
 }
 
 #[cfg(test)]

@@ -15,11 +15,12 @@
 //! every account shows where the money ended. The invariants themselves are checked by
 //! `checker::invariants`, from the history alone.
 
+use checker::invariants::{GraphPolicy, op_names};
 use histories::{Function, Key, Mop, Observed};
 
 use super::hold::Hold;
 use super::rng::ClientRngs;
-use super::{Body, Holds, TxnPlan, Workload};
+use super::{Body, Holds, TxnPlan, TxnSource};
 use adapters::{Session, TxnError};
 
 /// Which bank.
@@ -107,7 +108,7 @@ impl Bank {
             }
             Ok(mops)
         });
-        TxnPlan { f: Function::parse("withdraw"), invoke, body }
+        TxnPlan { f: Function::parse(op_names::WITHDRAW), invoke, body }
     }
 
     fn transfer(&self, client: usize) -> TxnPlan {
@@ -133,7 +134,7 @@ impl Bank {
             }
             Ok(mops)
         });
-        TxnPlan { f: Function::parse("transfer"), invoke, body }
+        TxnPlan { f: Function::parse(op_names::TRANSFER), invoke, body }
     }
 
     fn read(&self, hold: Option<std::sync::Arc<Hold>>) -> TxnPlan {
@@ -146,7 +147,7 @@ impl Bank {
             }
             Ok(mops)
         });
-        TxnPlan { f: Function::parse("read"), invoke, body }
+        TxnPlan { f: Function::parse(op_names::READ), invoke, body }
     }
 }
 
@@ -169,7 +170,7 @@ pub(super) fn unknown_reads(keys: &[Key]) -> Vec<Mop> {
     keys.iter().map(|key| Mop::Read { key: key.clone(), value: Observed::Nil }).collect()
 }
 
-impl Workload for Bank {
+impl TxnSource for Bank {
     fn name(&self) -> &str {
         "bank"
     }
@@ -210,12 +211,12 @@ impl Workload for Bank {
         self.hold.holds()
     }
 
-    fn graph_check_unsound(&self) -> Option<&'static str> {
-        let scenario = match self.params.mode {
-            BankMode::Withdraw => checker::invariants::Scenario::Withdraw,
-            BankMode::Transfer => checker::invariants::Scenario::Transfer,
+    fn graph_policy(&self) -> GraphPolicy<'static> {
+        let suite = match self.params.mode {
+            BankMode::Withdraw => checker::invariants::InvariantSuite::Withdraw,
+            BankMode::Transfer => checker::invariants::InvariantSuite::Transfer,
         };
-        scenario.graph_check_unsound()
+        suite.graph_check_unsound().map_or(GraphPolicy::WhereReadable, GraphPolicy::Unsound)
     }
 }
 

@@ -15,6 +15,7 @@ mod ycsb;
 use std::time::Duration;
 
 use adapters::{Record, Session, TxnError};
+use checker::invariants::GraphPolicy;
 use histories::{Function, Key, Mop};
 
 pub use bank::{Bank, BankMode, BankParams};
@@ -63,8 +64,8 @@ impl Holds {
     }
 }
 
-/// A source of transactions for the clients.
-pub trait Workload: Send + Sync {
+/// A source of transactions for the clients: what the runner takes from a workload.
+pub trait TxnSource: Send + Sync {
     /// The workload's name (`list-append`, ...).
     fn name(&self) -> &str;
 
@@ -95,9 +96,10 @@ pub trait Workload: Send + Sync {
         None
     }
 
-    /// Why the dependency-graph check cannot read this workload's histories soundly (Elle infers version
-    /// orders from unique written values), or `None` when it can.
-    fn graph_check_unsound(&self) -> Option<&'static str> {
-        None
+    /// How the dependency graph of this workload's histories is checked: where the checker can read
+    /// the micro-ops by default; not at all when that would be unsound (Elle infers version orders from
+    /// unique written values), with the reason.
+    fn graph_policy(&self) -> GraphPolicy<'static> {
+        GraphPolicy::WhereReadable
     }
 }

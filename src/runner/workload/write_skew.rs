@@ -12,12 +12,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use checker::invariants::op_names;
 use histories::{Function, Key, Mop};
 
 use super::bank::{read_all, unknown_reads};
 use super::hold::Hold;
 use super::rng::ClientRngs;
-use super::{Body, Holds, TxnPlan, Workload};
+use super::{Body, Holds, TxnPlan, TxnSource};
 
 /// The doctors-on-call workload.
 pub struct WriteSkew {
@@ -62,7 +63,7 @@ impl WriteSkew {
             }
             Ok(mops)
         });
-        TxnPlan { f: Function::parse("off-call"), invoke, body }
+        TxnPlan { f: Function::parse(op_names::OFF_CALL), invoke, body }
     }
 
     fn on_call(&self, doctor: usize) -> TxnPlan {
@@ -79,11 +80,11 @@ impl WriteSkew {
             }
             Ok(mops)
         });
-        TxnPlan { f: Function::parse("on-call"), invoke, body }
+        TxnPlan { f: Function::parse(op_names::ON_CALL), invoke, body }
     }
 }
 
-impl Workload for WriteSkew {
+impl TxnSource for WriteSkew {
     fn name(&self) -> &str {
         "write-skew"
     }
@@ -111,7 +112,7 @@ impl Workload for WriteSkew {
         let rows = self.rows();
         let invoke = unknown_reads(&rows);
         let body: Body = Box::new(move |session| read_all(session, &rows).map(|(_, mops)| mops));
-        Some(TxnPlan { f: Function::parse("read"), invoke, body })
+        Some(TxnPlan { f: Function::parse(op_names::READ), invoke, body })
     }
 
     fn holds(&self) -> Option<Holds> {

@@ -17,7 +17,7 @@ use adapters::{Record, TxnError};
 use histories::{Function, Key, Mop, Observed};
 
 use super::rng::{ClientRngs, SplitMix64};
-use super::{Body, TxnPlan, Workload};
+use super::{Body, TxnPlan, TxnSource};
 
 /// YCSB-A's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +91,7 @@ fn missing(key: &Key) -> TxnError {
     TxnError::fatal("missing-record", format!("record {key} is missing: the workload never deletes one"))
 }
 
-impl Workload for YcsbA {
+impl TxnSource for YcsbA {
     fn name(&self) -> &str {
         "ycsb-a"
     }

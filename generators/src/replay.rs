@@ -1,5 +1,5 @@
 //! A cycle as something a person can run step by step: its transactions become the sessions of a
-//! Hermitage-style scenario (`generators::hermitage`), their statements issued in an order that makes
+//! Hermitage-style scenario ([`crate::hermitage`]), their statements issued in an order that makes
 //! each edge of the cycle happen, so that `isocheck hermitage --scenario-dir` (or a person at two `psql`
 //! prompts) can replay it on any system and level and see whether the anomaly recurs.
 //!
@@ -26,13 +26,13 @@
 //! (`cannot_force`). Only when no order forces the cycle anywhere are the steps the best effort below. String keys are numbered in order of appearance. Cycles
 //! through predicates are not reproduced here (the scenario format can express them, but the rows a
 //! predicate saw come from transactions outside the cycle). This module decides the steps; running
-//! them is the runner's, and whether they reproduce the anomaly is the checker's.
+//! them is the runner's, whether they reproduce the anomaly the checker's, and showing them `findings`'.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use crate::hermitage::{Action, Involving, Scenario, Step};
 use checker::{Cycle, Kind, TxnView};
-use generators::hermitage::{Action, Involving, Scenario, Step};
 use histories::{Key, Mop, Observed};
 
 /// Why a cycle has no step-by-step reproduction.
@@ -83,6 +83,7 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
         edges.push(edge);
     }
     let forcing = forcing::forcing(&txns, &edges);
+    log::debug!("{name} #{number}: the replay search looked at {} partial orders", forcing.searched);
     let schedule = match forcing.schedule {
         Some(points) => Schedule(points),
         // Nothing forces the cycle: the steps come as close as the weakest orders allow, and the claim says
@@ -114,38 +115,20 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
     })
 }
 
-/// How to replay a reproduction from the directory its report is in.
-pub fn replay_command(scenario: &Scenario) -> String {
-    format!("isocheck hermitage --scenario-dir cycles --scenario {} --db DB --isolation LEVEL", scenario.name)
+/// One step of a scenario as a report lists it: its session, the transaction of the history the session
+/// replays (from the note on its `begin`), and the statement in SQL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayStatement {
+    /// The session, from 1.
+    pub session: usize,
+    /// The transaction the session replays (`T12`), once its `begin` said so.
+    pub replays: Option<String>,
+    /// The statement in SQL.
+    pub sql: String,
 }
 
-/// What the steps claim: the levels at which they force every edge of the cycle (a system there either
-/// refuses a transaction or shows the anomaly), and for each other level the edge they cannot force and
-/// why.
-pub fn claims_text(scenario: &Scenario) -> String {
-    let text = |level: &str| Level::named(level).map_or(level.to_string(), |l| l.text().to_string());
-    let mut parts = Vec::new();
-    if !scenario.forces.is_empty() {
-        let levels: Vec<String> = scenario.forces.iter().map(|l| text(l)).collect();
-        parts.push(format!(
-            "At {} these steps force every edge of the cycle: a system there refuses a transaction or shows the anomaly.",
-            levels.join(" and ")
-        ));
-    }
-    for (level, why) in &scenario.cannot_force {
-        parts.push(format!("At {} they cannot force every edge: {why}.", text(level)));
-    }
-    parts.join(" ")
-}
-
-/// The table before the replay, as `id = value` pairs.
-pub fn rows_text(scenario: &Scenario) -> String {
-    let rows: Vec<String> = scenario.rows.iter().map(|(k, v)| format!("id {k} = {v}")).collect();
-    rows.join(", ")
-}
-
-/// Each step as its session (with the transaction it replays) and its statement in SQL.
-pub fn statements(scenario: &Scenario) -> Vec<(String, String)> {
+/// Each step of a scenario as its session, the transaction that session replays, and its SQL.
+pub fn statements(scenario: &Scenario) -> Vec<ReplayStatement> {
     let mut replays: BTreeMap<usize, String> = BTreeMap::new();
     scenario
         .steps
@@ -154,11 +137,7 @@ pub fn statements(scenario: &Scenario) -> Vec<(String, String)> {
             if let (Action::Begin, Some(txn)) = (&step.action, &step.note) {
                 replays.insert(step.s, txn.clone());
             }
-            let session = match replays.get(&step.s) {
-                Some(txn) => format!("{} ({txn})", step.s),
-                None => step.s.to_string(),
-            };
-            (session, step.action.sql())
+            ReplayStatement { session: step.s, replays: replays.get(&step.s).cloned(), sql: step.action.sql() }
         })
         .collect()
 }

@@ -14,9 +14,6 @@
 //! - `stress`: a cycle Elle's time-limited search cannot find, hidden among thousands of others.
 //! - `brute_force`: the cycle search against every simple cycle of thousands of small random graphs.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod brute_force;
 mod cases;
 mod cycles;

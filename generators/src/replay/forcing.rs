@@ -28,10 +28,11 @@
 //! concerns is taken, and remembers the states (each transaction's progress, each key's last committer
 //! and the writer each key must see next) from which no order completes.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
 
+use crate::hermitage::Action;
 use checker::Kind;
-use generators::hermitage::Action;
 
 use super::{Point, Txn};
 
@@ -83,8 +84,36 @@ pub(super) struct Edge {
     pub read: Option<usize>,
 }
 
-/// How many partial orders a search may look at before it gives up.
-const BUDGET: usize = 200_000;
+/// How many partial orders all the searches for one cycle may look at, together, before they give up:
+/// a report writes a replay for every cycle it shows, and blaming an edge takes a search per edge, so a
+/// budget per search would let one long cycle take minutes.
+pub(super) const BUDGET: usize = 20_000;
+
+/// The partial orders the searches for one cycle may still look at.
+struct Budget {
+    left: Cell<usize>,
+}
+
+impl Budget {
+    fn new() -> Budget {
+        Budget { left: Cell::new(BUDGET) }
+    }
+
+    /// Takes one partial order from the budget; false when none is left.
+    fn take(&self) -> bool {
+        match self.left.get() {
+            0 => false,
+            left => {
+                self.left.set(left - 1);
+                true
+            }
+        }
+    }
+
+    fn used(&self) -> usize {
+        BUDGET - self.left.get()
+    }
+}
 
 /// What a search found.
 enum Found {
@@ -104,13 +133,16 @@ pub(super) struct Forcing {
     pub forces: Vec<Level>,
     /// Each other level, and why no order (or this one) forces the cycle there.
     pub cannot: BTreeMap<Level, String>,
+    /// How many partial orders the searches looked at, together (at most [`BUDGET`]).
+    pub searched: usize,
 }
 
 /// The order that forces the cycle at the most levels (both, else snapshot isolation, else read
 /// committed), and for every level it does not, the edge that cannot be forced and why.
 pub(super) fn forcing(txns: &[Txn], edges: &[Edge]) -> Forcing {
     let all: Vec<usize> = (0..edges.len()).collect();
-    let search = |levels: &[Level]| Walk::new(txns, edges, &all, levels).search();
+    let budget = Budget::new();
+    let search = |levels: &[Level]| Walk::new(txns, edges, &all, levels, &budget).search();
     // What each level alone allows, as far as it was searched: whether an order exists, or the search gave up.
     let mut alone: BTreeMap<Level, Option<bool>> = BTreeMap::new();
     let mut chosen: Option<(Vec<usize>, Vec<Level>)> = None;
@@ -142,11 +174,13 @@ pub(super) fn forcing(txns: &[Txn], edges: &[Edge]) -> Forcing {
             Found::GaveUp => None,
         });
         let why = match (found, &chosen) {
-            (None, _) => format!("the search for an order gave up after {BUDGET} partial orders, so none is claimed"),
-            (Some(false), _) => blame(txns, edges, level),
+            (None, _) => {
+                format!("the search for an order gave up after {BUDGET} partial orders in all, so none is claimed")
+            }
+            (Some(false), _) => blame(txns, edges, level, &budget),
             (Some(true), Some((order, _))) => {
                 // Another order forces it here, but not together with the levels the chosen one forces.
-                let walk = Walk::new(txns, edges, &all, &[level]);
+                let walk = Walk::new(txns, edges, &all, &[level], &budget);
                 match walk.replay(order) {
                     Err(violation) => {
                         format!("these steps do not force it (other steps would): {}", walk.told(violation))
@@ -155,25 +189,36 @@ pub(super) fn forcing(txns: &[Txn], edges: &[Edge]) -> Forcing {
                 }
             }
             // Not reached: a level with an order of its own is chosen when no stronger one has one.
-            (Some(true), None) => blame(txns, edges, level),
+            (Some(true), None) => blame(txns, edges, level, &budget),
         };
         cannot.insert(level, why);
     }
+    let searched = budget.used();
     match chosen {
         Some((order, forces)) => {
-            let walk = Walk::new(txns, edges, &all, &forces);
-            Forcing { schedule: Some(walk.points(&order)), forces, cannot }
+            let walk = Walk::new(txns, edges, &all, &forces, &budget);
+            Forcing { schedule: Some(walk.points(&order)), forces, cannot, searched }
         }
-        None => Forcing { schedule: None, forces: Vec::new(), cannot },
+        None => Forcing { schedule: None, forces: Vec::new(), cannot, searched },
     }
 }
 
 /// Why no order forces the cycle at `level`: the first edge without which some order would.
-fn blame(txns: &[Txn], edges: &[Edge], level: Level) -> String {
+fn blame(txns: &[Txn], edges: &[Edge], level: Level, budget: &Budget) -> String {
     for e in 0..edges.len() {
         let others: Vec<usize> = (0..edges.len()).filter(|&o| o != e).collect();
-        if let Found::Order(_) = Walk::new(txns, edges, &others, &[level]).search() {
-            return format!("{}: {}", edge_name(txns, &edges[e]), requirement(txns, &edges[e], level));
+        match Walk::new(txns, edges, &others, &[level], budget).search() {
+            Found::Order(_) => {
+                return format!("{}: {}", edge_name(txns, &edges[e]), requirement(txns, &edges[e], level));
+            }
+            Found::GaveUp => {
+                return format!(
+                    "no order of the statements makes every edge happen at {}; the search for the edge to blame \
+                     gave up after {BUDGET} partial orders in all, so none is named",
+                    level.text()
+                );
+            }
+            Found::None => {}
         }
     }
     format!(
@@ -239,7 +284,7 @@ struct Walk<'a> {
     /// Each transaction's written keys, by number.
     written: Vec<Vec<usize>>,
     failed: HashSet<State>,
-    visited: usize,
+    budget: &'a Budget,
 }
 
 /// Where a search stands: each transaction's next point; per key, its last committed writer; per level
@@ -252,7 +297,13 @@ struct State {
 }
 
 impl<'a> Walk<'a> {
-    fn new(txns: &'a [Txn], all_edges: &'a [Edge], numbers: &[usize], levels: &[Level]) -> Walk<'a> {
+    fn new(
+        txns: &'a [Txn],
+        all_edges: &'a [Edge],
+        numbers: &[usize],
+        levels: &[Level],
+        budget: &'a Budget,
+    ) -> Walk<'a> {
         let mut keys: Vec<i64> = txns
             .iter()
             .flat_map(|t| t.statements.iter())
@@ -289,7 +340,7 @@ impl<'a> Walk<'a> {
             keys,
             written,
             failed: HashSet::new(),
-            visited: 0,
+            budget,
         }
     }
 
@@ -437,8 +488,7 @@ impl<'a> Walk<'a> {
         if self.failed.contains(&state) {
             return Some(None);
         }
-        self.visited += 1;
-        if self.visited > BUDGET {
+        if !self.budget.take() {
             return None;
         }
         for t in self.candidates(&state) {

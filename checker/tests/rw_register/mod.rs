@@ -10,9 +10,6 @@
 //! - `inference`: each of `--wfr-keys`, `--sequential-keys` and `--linearizable-keys`, the sentences
 //!   that explain a register dependency, and what the checker says it could not infer.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod cases;
 mod cycles;
 mod inference;

@@ -12,11 +12,8 @@
 //! histories. The long form runs many more and reports what it compared:
 //!
 //! ```sh
-//! ISOCHECK_ORACLE_CASES=100000 cargo test --release -p checker --test oracle -- --ignored --nocapture
+//! ISOCHECK_ORACLE_CASES=100000 cargo test --release -p checker --test tests -- --ignored --nocapture oracle::
 //! ```
-
-#[path = "../support/mod.rs"]
-mod support;
 
 mod compare;
 mod generate;
@@ -162,7 +159,7 @@ impl WithSeed for ProptestConfig {
 /// many a serial order (one respecting real time) explains, and how many disagreed, with the first
 /// few disagreements shrunk; it fails if any disagreed.
 #[test]
-#[ignore = "the long form: ISOCHECK_ORACLE_CASES=100000 cargo test --release -p checker --test oracle -- --ignored"]
+#[ignore = "the long form: ISOCHECK_ORACLE_CASES=100000 cargo test --release -p checker --test tests -- --ignored oracle::"]
 fn long_form() {
     let number = |name: &str, default: u64| {
         std::env::var(name).ok().map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name} is a number")))

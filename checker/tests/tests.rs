@@ -1,0 +1,22 @@
+//! The checker's integration tests, one harness with a module per concern (as ripgrep's
+//! `tests/tests.rs`), sharing the transaction shorthand of `support` (after Elle's test suite): the
+//! list-append checker (`list_append`), the rw-register checker (`rw_register`), predicate reads
+//! (`closed_predicate`), histories of completions alone (`completion_only`), workload detection
+//! (`workload`), the saved Jepsen and PostgreSQL histories (`elle_histories`,
+//! `postgres_15_serializable`), property tests against the serial reference executor
+//! (`serial_property`, `serial_register_property`), and the exhaustive oracle (`oracle`; its long form
+//! is `ISOCHECK_ORACLE_CASES=100000 cargo test --release -p checker --test tests -- --ignored oracle::`).
+//! No test sets an environment variable or a global; `oracle` only reads `ISOCHECK_ORACLE_*`.
+
+mod support;
+
+mod closed_predicate;
+mod completion_only;
+mod elle_histories;
+mod list_append;
+mod oracle;
+mod postgres_15_serializable;
+mod rw_register;
+mod serial_property;
+mod serial_register_property;
+mod workload;

@@ -1,0 +1,144 @@
+//! The validated-settings step between clap's raw flags (`cli`) and the specs the library takes: the
+//! system flags become [`SystemSpec`]s (one per `--db`), the workload flags a [`WorkloadSpec`], each
+//! checked once, so a command never parses a flag itself (ripgrep's `lowargs.rs` → `hiargs.rs`).
+
+use anyhow::{Context, bail};
+use generators::{KeyDist, Params};
+use isocheck::runner::workload::{BankMode, BankParams, YcsbParams};
+use isocheck::system_spec::{SystemKind, SystemSpec, url_for};
+use isocheck::workload_spec::{WorkloadKind, WorkloadSpec};
+
+use crate::cli::{self, ScenarioFlags, ShapeFlags, SystemFlags};
+
+/// Which systems a planted defect goes into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefectScope {
+    /// Every system named: a defect with another system than the engine is an error.
+    EverySystem,
+    /// The engine's rows only (`compare`, which runs the engine beside others).
+    EngineOnly,
+}
+
+impl SystemFlags {
+    /// The one system a command runs against (`--db`, default the engine).
+    pub fn spec(&self) -> anyhow::Result<SystemSpec> {
+        let mut specs = self.specs(&[SystemKind::Engine], DefectScope::EverySystem)?;
+        if specs.len() > 1 {
+            bail!("--db names one system here, not {}", specs.len());
+        }
+        Ok(specs.remove(0))
+    }
+
+    /// The URL of a server of `kind`: the `--url` whose scheme is its, else its environment variable
+    /// (`ISOCHECK_PG_URL`, `ISOCHECK_MYSQL_URL`); `None` for a system in process.
+    fn url_for(&self, kind: SystemKind) -> anyhow::Result<Option<String>> {
+        let Some((var, _)) = kind.url_var() else { return Ok(None) };
+        if let Some(url) = url_for(kind, &self.url)? {
+            return Ok(Some(url.to_string()));
+        }
+        Ok(std::env::var(var).ok().filter(|url| !url.is_empty()))
+    }
+
+    /// Every system `--db` names (or `default` when it names none), validated.
+    pub fn specs(&self, default: &[SystemKind], scope: DefectScope) -> anyhow::Result<Vec<SystemSpec>> {
+        let kinds = if self.db.is_empty() { default } else { &self.db };
+        let begin = match self.sqlite_begin {
+            cli::SqliteBegin::Deferred => adapters::SqliteBegin::Deferred,
+            cli::SqliteBegin::Immediate => adapters::SqliteBegin::Immediate,
+        };
+        kinds
+            .iter()
+            .map(|&kind| {
+                let defect = match scope {
+                    DefectScope::EverySystem => self.defect,
+                    DefectScope::EngineOnly => self.defect.filter(|_| kind == SystemKind::Engine),
+                };
+                let url = self.url_for(kind)?;
+                Ok(SystemSpec::new(kind, url.as_deref(), defect, begin)?)
+            })
+            .collect()
+    }
+}
+
+/// The workload the flags describe, validated.
+pub fn workload_spec(kind: WorkloadKind, shape: &ShapeFlags, scenario: &ScenarioFlags) -> anyhow::Result<WorkloadSpec> {
+    let key_dist = KeyDist::parse(&shape.key_dist).with_context(|| {
+        format!("unknown --key-dist {:?}: expected uniform, exponential or zipfian", shape.key_dist)
+    })?;
+    let params = Params {
+        key_count: shape.key_count,
+        min_txn_len: shape.min_txn_len,
+        max_txn_len: shape.max_txn_len,
+        max_writes_per_key: shape.max_writes_per_key,
+        key_dist,
+        ..Params::default()
+    };
+    let mode = match scenario.bank_mode {
+        cli::BankMode::Withdraw => BankMode::Withdraw,
+        cli::BankMode::Transfer => BankMode::Transfer,
+    };
+    let bank = BankParams {
+        mode,
+        accounts: scenario.accounts,
+        total: scenario.total,
+        amount: scenario.amount,
+        hold: Default::default(),
+    };
+    let ycsb = YcsbParams {
+        records: scenario.records,
+        fields: usize::from(scenario.fields),
+        field_len: scenario.field_length as usize,
+    };
+    WorkloadSpec::new(kind, params, bank, scenario.doctors, scenario.hold, ycsb)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn system_flags(args: &[&str]) -> SystemFlags {
+        let cli = Cli::try_parse_from(args).expect("the flags parse");
+        match cli.command {
+            Command::Run(args) => args.system,
+            Command::Overlap(args) => args.system,
+            Command::Compare(args) => args.system,
+            Command::Hermitage(args) => args.system,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    fn labels(specs: anyhow::Result<Vec<SystemSpec>>) -> Vec<String> {
+        specs.expect("valid specs").iter().map(SystemSpec::label).collect()
+    }
+
+    #[test]
+    fn one_system_by_default_and_a_named_one_with_its_defect() {
+        let run = system_flags(&["isocheck", "run", "--defect", "ssi-off"]);
+        assert_eq!(run.spec().map(|s| s.label()).ok().as_deref(), Some("engine (ssi-off)"));
+        let two = system_flags(&["isocheck", "overlap", "--db", "engine,sqlite"]);
+        assert_eq!(two.spec().map_err(|e| e.to_string()).err().as_deref(), Some("--db names one system here, not 2"));
+    }
+
+    #[test]
+    fn compare_plants_the_defect_in_the_engines_rows_and_hermitage_refuses_it_elsewhere() {
+        let compare = system_flags(&["isocheck", "compare", "--defect", "dirty-read"]);
+        let default = [SystemKind::Engine, SystemKind::Sqlite];
+        assert_eq!(labels(compare.specs(&default, DefectScope::EngineOnly)), ["engine (dirty-read)", "sqlite"]);
+        let hermitage = system_flags(&["isocheck", "hermitage", "--db", "engine,sqlite", "--defect", "dirty-read"]);
+        let refused = hermitage.specs(&[SystemKind::Engine], DefectScope::EverySystem).map_err(|e| e.to_string());
+        assert_eq!(
+            refused.err().as_deref(),
+            Some("--defect plants a defect in the embedded engine; it cannot be used with --db sqlite")
+        );
+    }
+
+    #[test]
+    fn an_unknown_defect_is_a_usage_error_naming_the_defects() {
+        let err = Cli::try_parse_from(["isocheck", "hermitage", "--defect", "ssi_off"]).expect_err("refused");
+        assert!(err.use_stderr());
+        assert!(err.to_string().contains("expected one of: global-lock, ssi-off"), "{err}");
+    }
+}

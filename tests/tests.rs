@@ -1,0 +1,26 @@
+//! The `isocheck` package's integration tests, as one harness (ripgrep's `tests/tests.rs`): one module
+//! per command or concern, sharing `util`, so they build and link as one binary. Each module's own
+//! `//!` says what it asserts; `snapshots` holds the exact text output of `run`, `overlap` and
+//! `hermitage`.
+
+mod util;
+
+mod check_command;
+mod check_registers;
+mod compare;
+mod convert;
+mod defaults;
+mod hermitage;
+mod hostile_input;
+mod hunt;
+mod mariadb;
+mod overlap;
+mod replay;
+mod replay_claims;
+mod report_files;
+mod run_command;
+mod run_json;
+mod run_systems;
+mod scenarios;
+mod shrink;
+mod snapshots;
