@@ -248,8 +248,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub system: SystemFlags,
 
-    /// The isolation level every transaction begins at: read-committed, snapshot-isolation,
-    /// repeatable-read or serializable. The history is checked against the model of that name unless
+    /// The isolation level every transaction begins at: read-uncommitted, read-committed,
+    /// snapshot-isolation, repeatable-read or serializable. The history is checked against the model of that name unless
     /// --model says otherwise.
     #[arg(long, default_value = "serializable")]
     pub isolation: Level,
@@ -278,7 +278,8 @@ pub struct RunArgs {
     pub shape: ShapeFlags,
 
     /// Inject faults while the clients run: kill-connections breaks every client's connection
-    /// (PostgreSQL: pg_terminate_backend; SQLite, engine: the session is dropped); commands runs
+    /// (PostgreSQL: pg_terminate_backend; MariaDB: KILL CONNECTION; SQLite, engine: the session is
+    /// dropped); commands runs
     /// --nemesis-cmd and --heal-cmd alternately. Each fault is recorded in the history as an operation of
     /// the nemesis process.
     #[arg(long, value_enum)]

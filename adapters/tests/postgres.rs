@@ -232,6 +232,13 @@ fn levels_map_as_postgresql_names_them() {
     let native = |name: &str| LevelSupport::Native { name: name.into() };
     assert_eq!(system.level(Level::ReadCommitted), native("READ COMMITTED"));
     assert_eq!(
+        system.level(Level::ReadUncommitted),
+        LevelSupport::Mapped {
+            to: "READ COMMITTED".into(),
+            why: "PostgreSQL's read uncommitted behaves as read committed".into()
+        }
+    );
+    assert_eq!(
         system.level(Level::SnapshotIsolation),
         LevelSupport::Mapped {
             to: "REPEATABLE READ".into(),
