@@ -92,10 +92,10 @@ impl MariadbSystem {
     /// The environment variable that gives the URL when `--url` does not.
     pub const URL_VAR: &str = "ISOCHECK_MYSQL_URL";
 
-    /// Connects to the server at `url` (`mysql://user:password@host:port/db`, or `mariadb://`), to check it is there and
-    /// read its version and `innodb_snapshot_isolation`. Beside the `mysql` crate's own URL parameters,
-    /// `innodb_snapshot_isolation=on|off` and `innodb_lock_wait_timeout=SECONDS` set those variables in
-    /// every session. A URL without a connect timeout gets 10 seconds.
+    /// Connects to the server at `url` (`mysql://user:password@host:port/db`, or `mariadb://`), to check
+    /// it is there and read its version and `innodb_snapshot_isolation`. Beside the `mysql` crate's own
+    /// URL parameters, `innodb_snapshot_isolation=on|off` and `innodb_lock_wait_timeout=SECONDS` set
+    /// those variables in every session. A URL without a connect timeout gets 10 seconds.
     pub fn new(url: &str) -> Result<MariadbSystem, AdapterError> {
         // `mariadb://` says the same as `mysql://`, which is the only scheme the `mysql` crate knows.
         let url = match url.split_once("://") {
@@ -388,7 +388,8 @@ impl KillSwitch for MyKill {
             std::thread::sleep(INNODB_TRX_REFRESH.saturating_sub(at.elapsed()));
         }
         let sql = format!(
-            "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = {} AND trx_state = 'LOCK WAIT'",
+            "SELECT COUNT(*) FROM information_schema.INNODB_TRX \
+             WHERE trx_mysql_thread_id = {} AND trx_state = 'LOCK WAIT'",
             self.id
         );
         let answer = self.admin_query::<i64>(&sql).flatten().map(|n| n > 0);
