@@ -132,6 +132,18 @@ fn hermitage_out_keeps_every_scenario_history_and_the_matrix_links_each() {
         assert!(out.join(history).is_file(), "{history} is missing");
         assert!(html.contains(&format!("<a href=\"{history}\">")), "matrix.html links {history}");
         assert!(md.contains(&format!("[{history}]({history})")), "matrix.md links {history}");
+        // The saved history reads again, and a check for strict serializability finds an anomaly
+        // wherever the cell's check did (a cell looks only for its own anomaly, at its own level).
+        let path = out.join(history);
+        let check = util::isocheck(&["check", path.to_str().unwrap()], None);
+        let found = cell["checker"].as_array().is_some_and(|a| !a.is_empty());
+        assert!(
+            if found { check.code == 1 } else { check.code <= 1 },
+            "{history} ({cell}): exit {}: {}{}",
+            check.code,
+            check.stdout,
+            check.stderr
+        );
     }
 }
 
