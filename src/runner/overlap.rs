@@ -32,7 +32,7 @@ pub struct OverlapConfig {
 /// What the rounds measured.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OverlapOutcome {
-    /// Each round's time from the barrier to the last commit.
+    /// Each round's time from the first client's start (after the barrier) to the last commit.
     pub rounds: Vec<Duration>,
     /// Aborts that made clients retry, by cause, over all rounds.
     pub retries: BTreeMap<String, u64>,
@@ -72,8 +72,8 @@ fn one_round(
     let sessions: Vec<Box<dyn Session>> = (0..clients)
         .map(|c| system.connect().with_context(|| format!("connecting client {c}")))
         .collect::<anyhow::Result<_>>()?;
-    let barrier = Barrier::new(clients + 1);
-    let (start, outcomes) = std::thread::scope(|scope| {
+    let barrier = Barrier::new(clients);
+    let outcomes = std::thread::scope(|scope| {
         let barrier = &barrier;
         let handles: Vec<_> = sessions
             .into_iter()
@@ -83,26 +83,24 @@ fn one_round(
                 scope.spawn(move || hold_once(system.as_ref(), session, config, c, value, barrier))
             })
             .collect();
-        barrier.wait();
-        let start = Instant::now();
-        let outcomes: Vec<_> =
-            handles.into_iter().map(|h| h.join().map_err(|_| anyhow!("a client thread panicked"))).collect();
-        (start, outcomes)
+        handles.into_iter().map(|h| h.join().map_err(|_| anyhow!("a client thread panicked"))).collect::<Vec<_>>()
     });
-    let mut end = start;
+    // From the first client's start to the last commit, both as the clients saw them: a clock started by
+    // another thread after the barrier could start late on a busy machine and measure less than a hold.
+    let mut span: Option<(Instant, Instant)> = None;
     let mut retries = BTreeMap::new();
     for outcome in outcomes {
-        let (committed, causes) = outcome??;
-        end = end.max(committed);
+        let (started, committed, causes) = outcome??;
+        span = Some(span.map_or((started, committed), |(s, e)| (s.min(started), e.max(committed))));
         for (cause, n) in causes {
             *retries.entry(cause).or_default() += n;
         }
     }
-    Ok((end - start, retries))
+    Ok((span.map_or(Duration::ZERO, |(start, end)| end - start), retries))
 }
 
 /// One client's part of a round: after the barrier, begin, write its row, hold, commit; again after
-/// each abort. Returns when it committed and its aborts by cause.
+/// each abort. Returns when it started and when it committed, and its aborts by cause.
 fn hold_once(
     system: &dyn System,
     mut session: Box<dyn Session>,
@@ -110,18 +108,19 @@ fn hold_once(
     client: usize,
     value: i64,
     barrier: &Barrier,
-) -> anyhow::Result<(Instant, BTreeMap<String, u64>)> {
+) -> anyhow::Result<(Instant, Instant, BTreeMap<String, u64>)> {
     let key = Key::Int(client as i64);
     let mut aborts: BTreeMap<String, u64> = BTreeMap::new();
     barrier.wait();
-    let deadline = Instant::now() + RETRY_FOR;
+    let started = Instant::now();
+    let deadline = started + RETRY_FOR;
     loop {
         let attempt = session.begin(config.level).and_then(|()| session.write(&key, value)).and_then(|()| {
             std::thread::sleep(config.hold);
             session.commit()
         });
         let e = match attempt {
-            Ok(()) => return Ok((Instant::now(), aborts)),
+            Ok(()) => return Ok((started, Instant::now(), aborts)),
             Err(e) => e,
         };
         if e.failure == Failure::Fatal {
