@@ -74,6 +74,28 @@ pub enum Command {
     ///
     /// Exit code: 0 written, 2 bad input or usage.
     Convert(ConvertArgs),
+    /// Serve the embedded engine over the exec protocol on standard input and output (docs/EXEC.md):
+    /// what `--db exec --cmd 'isocheck serve-exec'` starts, for the tests.
+    #[command(hide = true)]
+    ServeExec(ServeExecArgs),
+}
+
+/// Flags of the hidden `isocheck serve-exec`.
+#[derive(Debug, Args)]
+pub struct ServeExecArgs {
+    /// A planted engine defect, as for --db engine.
+    #[arg(long, value_name = "NAME")]
+    pub defect: Option<engine::Defect>,
+
+    /// Exit (status 3) on receiving the Nth request of this op, without answering it: OP:N, e.g.
+    /// commit:3 (a program that dies, for the tests).
+    #[arg(long, value_name = "OP:N")]
+    pub crash_on: Option<adapters::exec_server::PlantedFault>,
+
+    /// Stop answering on receiving the Nth request of this op: OP:N (a program that hangs, for the
+    /// tests).
+    #[arg(long, value_name = "OP:N", conflicts_with = "crash_on")]
+    pub hang_on: Option<adapters::exec_server::PlantedFault>,
 }
 
 /// Flags of `isocheck shrink`.
@@ -476,7 +498,7 @@ pub enum NemesisName {
 /// `run`, `overlap`, `compare` and `hermitage`, and validated once into `SystemSpec`s (`settings`).
 #[derive(Debug, Args)]
 pub struct SystemFlags {
-    /// The system under test: engine, sqlite, postgres or mariadb (default: engine). compare and
+    /// The system under test: engine, sqlite, postgres, mariadb or exec (default: engine). compare and
     /// hermitage take several, comma-separated (compare's default: engine,sqlite).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "DB")]
     pub db: Vec<SystemKind>,
@@ -496,6 +518,18 @@ pub struct SystemFlags {
     /// at BEGIN).
     #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
     pub sqlite_begin: SqliteBegin,
+
+    /// --db exec: the program to start, with its arguments (split as a shell splits words, no shell
+    /// run), which speaks the exec protocol on its standard input and output (docs/EXEC.md). One
+    /// program serves every client of a run.
+    #[arg(long, value_name = "'PROGRAM ARGS'")]
+    pub cmd: Option<String>,
+
+    /// --db exec: how long to wait for any one answer of the program (a statement waiting for a lock
+    /// included) before it counts as hung: it is killed, the transactions in flight end (a commit's as
+    /// indeterminate), and the run ends (e.g. 30s, 2m).
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
+    pub exec_timeout: Duration,
 }
 
 /// `--sqlite-begin`.

@@ -107,6 +107,7 @@ mod tests {
             info: 0,
             causes: BTreeMap::new(),
             messages: BTreeMap::new(),
+            ended_early: None,
         };
         let options = Options::new(&["serializable".to_string()], &[]).expect("a model");
         let (result, _) = judge(&outcome, source, &options, Level::Serializable, 4, system).expect("judged");

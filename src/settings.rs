@@ -5,7 +5,7 @@
 use anyhow::{Context, bail};
 use generators::{KeyDist, Params};
 use isocheck::runner::workload::{BankMode, BankParams, YcsbParams};
-use isocheck::system_spec::{SystemKind, SystemSpec, url_for};
+use isocheck::system_spec::{ExecCommand, SystemKind, SystemSpec, url_for};
 use isocheck::workload_spec::{WorkloadKind, WorkloadSpec};
 
 use crate::cli::{self, ScenarioFlags, ShapeFlags, SystemFlags};
@@ -54,7 +54,11 @@ impl SystemFlags {
                     DefectScope::EngineOnly => self.defect.filter(|_| kind == SystemKind::Engine),
                 };
                 let url = self.url_for(kind)?;
-                Ok(SystemSpec::new(kind, url.as_deref(), defect, begin)?)
+                let exec = self
+                    .cmd
+                    .as_ref()
+                    .map(|command| ExecCommand { command: command.clone(), timeout: self.exec_timeout });
+                Ok(SystemSpec::new(kind, url.as_deref(), defect, begin)?.with_exec(exec)?)
             })
             .collect()
     }

@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 
-use adapters::{EngineSystem, MariadbSystem, PostgresSystem, SqliteBegin, SqliteSystem, System};
+use std::time::Duration;
+
+use adapters::{EngineSystem, ExecSystem, MariadbSystem, PostgresSystem, SqliteBegin, SqliteSystem, System};
 use thiserror::Error;
 
 /// `--db`: the kinds of system isocheck can run against.
@@ -22,6 +24,8 @@ pub enum SystemKind {
     Postgres,
     /// MariaDB at --url (mysql://).
     Mariadb,
+    /// Any program speaking the exec protocol (docs/EXEC.md), started with --cmd.
+    Exec,
 }
 
 impl SystemKind {
@@ -32,6 +36,7 @@ impl SystemKind {
             SystemKind::Sqlite => "sqlite",
             SystemKind::Postgres => "postgres",
             SystemKind::Mariadb => "mariadb",
+            SystemKind::Exec => "exec",
         }
     }
 
@@ -39,7 +44,7 @@ impl SystemKind {
     /// such a URL looks like; `None` for a system in process.
     pub fn url_var(self) -> Option<(&'static str, &'static str)> {
         match self {
-            SystemKind::Engine | SystemKind::Sqlite => None,
+            SystemKind::Engine | SystemKind::Sqlite | SystemKind::Exec => None,
             SystemKind::Postgres => Some((PostgresSystem::URL_VAR, "postgres://user@host:port/database")),
             SystemKind::Mariadb => Some((MariadbSystem::URL_VAR, "mysql://user@host:port/database")),
         }
@@ -100,6 +105,9 @@ pub enum SpecError {
         /// The system named twice.
         kind: SystemKind,
     },
+    /// `--db exec` with no `--cmd`.
+    #[error("--db exec needs --cmd 'PROGRAM ARGS': the program that speaks the exec protocol (docs/EXEC.md)")]
+    MissingCommand,
     /// A server with no URL.
     #[error("--db {kind} needs --url or {var} ({shape})")]
     MissingUrl {
@@ -119,6 +127,16 @@ pub struct SystemSpec {
     url: Option<String>,
     defect: Option<engine::Defect>,
     sqlite_begin: SqliteBegin,
+    exec: Option<ExecCommand>,
+}
+
+/// `--db exec`'s program and how long to wait for each of its answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecCommand {
+    /// The program and its arguments (`--cmd`), split as a shell splits words.
+    pub command: String,
+    /// How long to wait for any one answer before the program counts as hung (`--exec-timeout`).
+    pub timeout: Duration,
 }
 
 impl SystemSpec {
@@ -139,7 +157,17 @@ impl SystemSpec {
         {
             return Err(SpecError::MissingUrl { kind, var, shape });
         }
-        Ok(SystemSpec { kind, url: url.map(str::to_owned), defect, sqlite_begin })
+        Ok(SystemSpec { kind, url: url.map(str::to_owned), defect, sqlite_begin, exec: None })
+    }
+
+    /// The spec of `--db exec`: the program to start (none is an error for `--db exec`, and a command is
+    /// ignored by other systems, as a URL is).
+    pub fn with_exec(mut self, exec: Option<ExecCommand>) -> Result<SystemSpec, SpecError> {
+        if self.kind == SystemKind::Exec && exec.is_none() {
+            return Err(SpecError::MissingCommand);
+        }
+        self.exec = exec;
+        Ok(self)
     }
 
     /// The kind of system.
@@ -179,6 +207,13 @@ impl SystemSpec {
                 let url = self.url.as_deref().unwrap_or_default();
                 Arc::new(MariadbSystem::new(url)?)
             }
+            SystemKind::Exec => match &self.exec {
+                Some(exec) => Arc::new(ExecSystem::start(&exec.command, exec.timeout)?),
+                None => {
+                    let message = SpecError::MissingCommand.to_string();
+                    return Err(adapters::AdapterError::Unavailable { system: "exec", message });
+                }
+            },
         })
     }
 }

@@ -22,6 +22,9 @@
 #![deny(missing_docs)]
 
 mod engine_system;
+mod exec;
+pub mod exec_protocol;
+pub mod exec_server;
 mod level;
 mod mariadb;
 mod postgres;
@@ -32,6 +35,7 @@ mod txn_state;
 
 pub use self::postgres::PostgresSystem;
 pub use engine_system::EngineSystem;
+pub use exec::{ExecSystem, LOST_CAUSE};
 pub use level::{
     DOCUMENTED_BEHAVIOUR, DocumentedBehaviour, Level, LevelSupport, ParseLevelError, documented_behaviour,
 };

@@ -221,4 +221,13 @@ pub enum AdapterError {
         /// What went wrong.
         message: String,
     },
+    /// The system is gone for good, with its data (an exec program that died): reconnecting cannot
+    /// help, and a run can only end.
+    #[error("{system}: {message}")]
+    Gone {
+        /// Which system.
+        system: &'static str,
+        /// What went wrong.
+        message: String,
+    },
 }

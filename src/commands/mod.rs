@@ -8,6 +8,7 @@ mod hermitage;
 mod hunt;
 mod overlap;
 mod run;
+mod serve_exec;
 mod shrink;
 
 use crate::cli::{Cli, Command};
@@ -22,5 +23,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Compare(args) => compare::run(&args),
         Command::Shrink(args) => shrink::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::ServeExec(args) => serve_exec::run(&args),
     }
 }

@@ -38,6 +38,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         }
     };
     std::io::stdout().lock().write_all(report.as_bytes())?;
+    if let Some(why) = &done.ended_early {
+        // The history up to the loss is written and checked above; the run itself did not finish.
+        eprintln!("isocheck: the run ended early, its system gone: {}", findings::escape::terminal_text(why));
+        return Ok(exit::USAGE);
+    }
     Ok(exit_code(&done.result, &args.fail_on))
 }
 
@@ -70,6 +75,8 @@ pub struct Executed {
     pub summary: RunSummary,
     pub shrunk: Option<checker::shrink::Shrunk>,
     pub history_path: PathBuf,
+    /// Why the run ended before its limit (its system gone for good), if it did.
+    pub ended_early: Option<String>,
 }
 
 /// Runs the workload once with `variation`, writes the history, `run.json` and the findings (and, with
@@ -168,7 +175,7 @@ pub fn execute(
         findings::write_report(out_dir, &report, &options)
             .with_context(|| format!("writing findings to {}", out_dir.display()))?;
     }
-    Ok(Executed { result, summary, shrunk, history_path })
+    Ok(Executed { result, summary, shrunk, history_path, ended_early: outcome.ended_early })
 }
 
 /// The verdict's exit code; with `--fail-on flags`, a flag makes it 1.

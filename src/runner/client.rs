@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use adapters::{Failure, Level, Session, System, TxnError};
+use adapters::{AdapterError, Failure, Level, Session, System, TxnError};
 use anyhow::anyhow;
 use histories::{Mop, Observed, Op, OpType, OpValue, Process};
 
@@ -121,7 +121,8 @@ impl Client {
         }
     }
 
-    /// Replaces a lost session. A system briefly unreachable (a nemesis at work) gets a few tries.
+    /// Replaces a lost session. A system briefly unreachable (a nemesis at work) gets a few tries; a
+    /// system gone for good ends the run, which keeps the history it has.
     fn reconnect(&mut self) -> anyhow::Result<()> {
         let mut last = None;
         for attempt in 0..50 {
@@ -129,6 +130,12 @@ impl Client {
                 Ok(session) => {
                     self.session = session;
                     self.shared.switches.set(self.id, self.session.kill_switch());
+                    return Ok(());
+                }
+                Err(AdapterError::Gone { message, .. }) => {
+                    self.shared.stop.store(true, Ordering::Relaxed);
+                    let mut ended = self.shared.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    ended.get_or_insert(message);
                     return Ok(());
                 }
                 Err(e) => last = Some(e),

@@ -74,6 +74,9 @@ pub struct RunOutcome {
     pub causes: BTreeMap<String, u64>,
     /// The system's message the first time each cause ended a transaction.
     pub messages: BTreeMap<String, String>,
+    /// Why the run ended before its limit, if it did: the system is gone for good (an exec program that
+    /// died, hung or broke the protocol), with the transactions in flight recorded as `fail` or `info`.
+    pub ended_early: Option<String>,
 }
 
 /// Shared counters and the stop signal.
@@ -88,6 +91,8 @@ pub(crate) struct Shared {
     pub(crate) clock: Clock,
     pub(crate) clients: usize,
     pub(crate) record: bool,
+    /// Why the run ended before its limit: the system is gone for good (an exec program that died).
+    pub(crate) ended: std::sync::Mutex<Option<String>>,
 }
 
 /// Set when the user asked every run to stop (Ctrl-C): runs under way invoke no more transactions, let
@@ -137,6 +142,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         clock: Clock::start(),
         clients: config.clients,
         record: config.record,
+        ended: std::sync::Mutex::new(None),
     });
     let mut clients = Vec::with_capacity(config.clients);
     for c in 0..config.clients {
@@ -179,7 +185,8 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     if config.record && !initial.is_empty() {
         records.insert(0, init_record(initial));
     }
-    if config.workload.final_plan().is_some() {
+    let ended_early = shared.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    if config.workload.final_plan().is_some() && ended_early.is_none() {
         records.push(final_transaction(config, &shared, &records)?);
     }
     let mut causes: BTreeMap<String, u64> = BTreeMap::new();
@@ -197,7 +204,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         }
     }
     let history = recorder::merge(records).context("the recorded history is not well formed (a runner bug)")?;
-    Ok(RunOutcome { history, elapsed, ok, fail, info, causes, messages })
+    Ok(RunOutcome { history, elapsed, ok, fail, info, causes, messages, ended_early })
 }
 
 /// Attempts at the final transaction before giving up on it (each is recorded).
