@@ -2,8 +2,9 @@
 //! defaults, at each isolation level, checked against the model the level promises. A correct engine
 //! shows no anomaly (and breaks no invariant the level promises) at any level; each planted defect is
 //! caught by the default run of every workload in which it can show (README's defect table; the
-//! list-append cells are `run_command.rs`'s). `ISOCHECK_DEFAULT_SEEDS=N` runs N seeds of the clean
-//! matrix (default 1; `scripts/default-runs` runs 10 with the cores busy).
+//! list-append cells are `run_command.rs`'s; `exec.rs` runs the same table through the exec protocol).
+//! `ISOCHECK_DEFAULT_SEEDS=N` runs N seeds of the clean matrix (default 1; `scripts/default-runs` runs
+//! 10 with the cores busy).
 
 use std::sync::Mutex;
 
@@ -11,7 +12,7 @@ use crate::util::{anomaly_types, run_json};
 use serde_json::Value;
 
 /// Each workload's flags, as README names them.
-const WORKLOADS: [(&str, &[&str]); 6] = [
+pub(crate) const WORKLOADS: [(&str, &[&str]); 6] = [
     ("list-append", &["--workload", "list-append"]),
     ("rw-register", &["--workload", "rw-register"]),
     ("bank withdraw", &["--workload", "bank"]),
@@ -28,7 +29,7 @@ fn seeds() -> u64 {
 
 /// Runs every job on two threads (each run is its own process with four clients), and returns what
 /// each found, in job order.
-fn run_all<T: Send>(jobs: Vec<Vec<String>>, judge: impl Fn(&[String], i32, &Value) -> T + Sync) -> Vec<T> {
+pub(crate) fn run_all<T: Send>(jobs: Vec<Vec<String>>, judge: impl Fn(&[String], i32, &Value) -> T + Sync) -> Vec<T> {
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<T>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
@@ -53,7 +54,7 @@ fn run_all<T: Send>(jobs: Vec<Vec<String>>, judge: impl Fn(&[String], i32, &Valu
 }
 
 /// The invariants a run broke that the checked model promises.
-fn broken_promises(json: &Value) -> Vec<String> {
+pub(crate) fn broken_promises(json: &Value) -> Vec<String> {
     json["invariants"]
         .as_array()
         .into_iter()
@@ -63,7 +64,7 @@ fn broken_promises(json: &Value) -> Vec<String> {
         .collect()
 }
 
-fn flag_names(json: &Value) -> Vec<String> {
+pub(crate) fn flag_names(json: &Value) -> Vec<String> {
     json["flags"].as_array().into_iter().flatten().map(|f| f["name"].as_str().unwrap_or("?").to_string()).collect()
 }
 
@@ -93,13 +94,13 @@ fn the_correct_engine_shows_no_anomaly_in_any_default_run_at_any_level() {
 /// How a planted defect shows in a default run of a workload at serializable: anomalies or a broken
 /// invariant (exit 1), or, for a lock that serializes everything, a timing flag.
 #[derive(Clone, Copy)]
-enum Shows {
+pub(crate) enum Shows {
     Invalid,
     Flag,
 }
 
 /// Every cell of README's defect table outside list-append where the defect can show.
-const CAUGHT: [(&str, &str, Shows); 11] = [
+pub(crate) const CAUGHT: [(&str, &str, Shows); 11] = [
     ("global-lock", "rw-register", Shows::Flag),
     ("global-lock", "bank withdraw", Shows::Flag),
     ("global-lock", "bank transfer", Shows::Flag),

@@ -10,6 +10,7 @@ mod check_registers;
 mod compare;
 mod convert;
 mod defaults;
+mod exec;
 mod hermitage;
 mod hostile_input;
 mod hunt;
