@@ -210,3 +210,27 @@ fn exec_without_a_runnable_command_is_a_usage_error() {
     assert_eq!(unbalanced.code, 2);
     assert!(unbalanced.stderr.contains("expected a program and its arguments"), "{}", unbalanced.stderr);
 }
+
+/// `--cmd` for the reference program over SQLite (Python's standard library only).
+fn sqlite_server() -> String {
+    format!("python3 '{}'", util::repo("examples/exec/sqlite_server.py").display())
+}
+
+#[test]
+fn the_python_reference_program_over_sqlite_checks_valid() {
+    let mut jobs = Vec::new();
+    for flags in [&["--workload", "list-append"][..], &["--workload", "rw-register"], &["--workload", "bank"]] {
+        let mut job = vec!["--db".to_string(), "exec".into(), "--cmd".into(), sqlite_server(), "--txns".into()];
+        job.push("500".into());
+        job.extend(flags.iter().map(|s| s.to_string()));
+        jobs.push(job);
+    }
+    let found = run_all(jobs, |args, code, json| (args.join(" "), code, json.clone()));
+    for (args, code, json) in found {
+        assert_eq!(code, 0, "{args}: {json}");
+        assert_eq!(json["valid"], true, "{args}: {json}");
+        assert_eq!(json["run"]["info"], 0, "{args}: {json}");
+        assert!(json["run"]["ok"].as_u64().unwrap_or(0) > 100, "{args}: {json}");
+        assert_eq!(json["run"]["system_settings"]["exec_program"], "sqlite_server.py", "{args}: {json}");
+    }
+}
