@@ -1,11 +1,31 @@
-//! isocheck's adapters: one statement-level client-session interface ([`Session`]), and an implementation
-//! per system under test ([`System`]): the embedded engine, SQLite, PostgreSQL and MariaDB. Statement level, so both
-//! whole transactions (the runner) and scripted step-by-step interleavings (Hermitage scenarios) drive
-//! the same code. Each adapter maps the requested isolation level onto its system honestly and says how
-//! ([`LevelSupport`]); each classifies failures the way a history needs them: certainly without effect
-//! (`fail`) or indeterminate (`info`). The two SQL adapters share one client-side transaction state: a
-//! failed statement ends its transaction at once, as in the engine, so an abort never holds locks while
-//! the caller decides what to do. This crate neither generates workloads nor records histories.
+//! isocheck's adapters: one statement-level client-session interface, the stable way to plug a database
+//! into isocheck. To test your own engine from Rust, implement [`System`] (its name and version, how it
+//! runs each [`Level`], fresh tables, sessions) and [`Session`] (begin, the micro-ops, commit, rollback,
+//! each failure typed by what it means for the history: [`Failure::Aborted`] for `fail`,
+//! [`Failure::Indeterminate`] for `info`). `examples/lockstore` is a complete one: a small engine of its
+//! own behind the two traits, checked with `run`, `overlap` and `hermitage` from Rust code
+//! (`cargo run -p lockstore`):
+//!
+//! ```ignore
+//! let system: Arc<dyn System> = Arc::new(lockstore::LockStore::new());
+//! let result = lockstore::checks::run(&system, WorkloadKind::ListAppend, Level::Serializable, 4, 500, 1)?;
+//! assert_eq!(result.valid, checker::Validity::Valid);
+//! let cells = lockstore::checks::hermitage(system.as_ref(), Level::Serializable)?;
+//! assert!(cells.iter().all(|c| c.checker.is_empty()));
+//! ```
+//!
+//! (That example runs as `lockstore`'s doctest; this crate sits below the runner, so it cannot.) From any
+//! other language, speak the exec protocol instead ([`ExecSystem`], `docs/EXEC.md`); [`exec_server`]
+//! serves any [`System`] over it.
+//!
+//! The implementations here: the embedded engine, SQLite, PostgreSQL, MariaDB and exec. Statement level,
+//! so both whole transactions (the runner) and scripted step-by-step interleavings (Hermitage scenarios)
+//! drive the same code. Each adapter maps the requested isolation level onto its system honestly and says
+//! how ([`LevelSupport`]); each classifies failures the way a history needs them: certainly without
+//! effect (`fail`) or indeterminate (`info`). The two SQL adapters share one client-side transaction
+//! state: a failed statement ends its transaction at once, as in the engine, so an abort never holds
+//! locks while the caller decides what to do. This crate neither generates workloads nor records
+//! histories.
 //!
 //! ```
 //! use adapters::{EngineSystem, Level, System};
