@@ -97,6 +97,9 @@ class Session:
 
     def __init__(self, path):
         self.conn = connect(path)
+        # "idle", "open", or "failed": an abort ended the transaction, and only commit or rollback (each
+        # answered as the end of it) leaves that state, as in isocheck's SQL adapters.
+        self.state = "idle"
         self.requests = queue.Queue()
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
@@ -122,6 +125,7 @@ class Session:
             if name in ABORTS:
                 # SQLite's abort: the transaction ends here, as isocheck's SQLite adapter ends it.
                 self.rollback()
+                self.state = "failed"
                 raise Fail("abort", name, str(e))
             raise Fail("fatal", name, str(e))
 
@@ -130,12 +134,23 @@ class Session:
             self.conn.execute("ROLLBACK")
 
     def perform(self, op, r):
+        if op in ("rollback", "close"):
+            self.rollback()
+            self.state = "idle"
+            return None
         if op == "begin":
             self.sql("BEGIN")
-        elif op == "commit":
+            self.state = "open"
+            return None
+        if self.state == "failed":
+            if op == "commit":
+                self.state = "idle"
+            raise Fail("abort", "in-failed-transaction", "an earlier statement aborted the transaction")
+        if self.state == "idle":
+            raise Fail("fatal", "no-transaction", f"{op} outside a transaction")
+        if op == "commit":
             self.sql("COMMIT")
-        elif op in ("rollback", "close"):
-            self.rollback()
+            self.state = "idle"
         elif op == "append":
             self.sql(
                 "INSERT INTO lists (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = v || ',' || ?2",
