@@ -8,6 +8,7 @@
 mod common;
 
 mod engine;
+mod exec_server;
 mod mariadb;
 mod postgres;
 mod sqlite;
