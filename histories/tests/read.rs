@@ -327,10 +327,8 @@ fn a_commit_order_is_read_on_completions_in_json_and_edn_and_refused_on_an_invok
     let edn = "{:type :invoke, :process 0, :value [[:w 1 5]]}\n{:type :ok, :process 0, :value [[:w 1 5]], :commit-order 12}\n";
     assert_eq!(parse(edn, Format::Edn, "h.edn").unwrap().ops()[1].commit_order, Some(12));
 
-    let (at, _, message) = error(
-        r#"{"type":"invoke","process":0,"value":[["w",1,5]],"commit_order":3}"#,
-        Format::JsonLines,
-    );
+    let (at, _, message) =
+        error(r#"{"type":"invoke","process":0,"value":[["w",1,5]],"commit_order":3}"#, Format::JsonLines);
     assert_eq!(at.line, 1);
     assert!(message.contains("an invoke with a commit_order"), "{message}");
     let (at, _, message) = error(
@@ -339,10 +337,8 @@ fn a_commit_order_is_read_on_completions_in_json_and_edn_and_refused_on_an_invok
     );
     assert_eq!(at.line, 2);
     assert!(message.contains("an invoke with a commit_order"), "{message}");
-    let (at, _, message) = error(
-        r#"{"type":"ok","process":0,"value":[["w",1,5]],"commit_order":"first"}"#,
-        Format::JsonLines,
-    );
+    let (at, _, message) =
+        error(r#"{"type":"ok","process":0,"value":[["w",1,5]],"commit_order":"first"}"#, Format::JsonLines);
     assert_eq!(at.line, 1);
     assert!(message.contains(r#""commit_order" must be an integer"#) && message.contains("\"first\""), "{message}");
 }
