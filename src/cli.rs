@@ -178,6 +178,13 @@ pub struct CheckArgs {
     #[arg(long, value_enum)]
     pub workload: Option<WorkloadName>,
 
+    /// The database's own commit order, as adya and Elle take it: a JSON object from a completion's
+    /// index to the transaction's position in the database's commit order (`{"1": 0, "3": 1}`). Each
+    /// rw-register key's writes are then ordered by it (as a history's own `commit_order` fields would
+    /// order them, which it replaces); what it contradicts in the history is `incompatible-order`.
+    #[arg(long, value_name = "FILE")]
+    pub transaction_order: Option<PathBuf>,
+
     /// Refuse a history that leaves out what DESIGN.md's format asks for (completions with no invoke,
     /// several invokes in flight on one process), instead of reading it as Elle does with a warning.
     #[arg(long)]

@@ -83,9 +83,15 @@ fn the_correct_engine_shows_no_anomaly_in_any_default_run_at_any_level() {
     let found = run_all(jobs, |args, code, json| {
         let anomalies = anomaly_types(json);
         let broken = broken_promises(json);
-        (code == 0 && anomalies.is_empty() && broken.is_empty())
-            .then_some(())
-            .ok_or_else(|| format!("{}: exit {code}, anomalies {anomalies:?}, invariants {broken:?}", args.join(" ")))
+        // The engine records its commit order, so a register run orders every key's writes (issue 19).
+        let (keys, ordered) = (&json["stats"]["keys"], &json["stats"]["ordered_keys"]);
+        let unordered = args.contains(&"rw-register".to_string()) && keys != ordered;
+        (code == 0 && anomalies.is_empty() && broken.is_empty() && !unordered).then_some(()).ok_or_else(|| {
+            format!(
+                "{}: exit {code}, anomalies {anomalies:?}, invariants {broken:?}, {ordered} of {keys} keys ordered",
+                args.join(" ")
+            )
+        })
     });
     let wrong: Vec<String> = found.into_iter().filter_map(Result::err).collect();
     assert!(wrong.is_empty(), "false positives on the correct engine:\n{}", wrong.join("\n"));
@@ -100,8 +106,10 @@ pub(crate) enum Shows {
 }
 
 /// Every cell of README's defect table outside list-append where the defect can show.
-pub(crate) const CAUGHT: [(&str, &str, Shows); 11] = [
+pub(crate) const CAUGHT: [(&str, &str, Shows); 13] = [
     ("global-lock", "rw-register", Shows::Flag),
+    ("ssi-off", "rw-register", Shows::Invalid),
+    ("no-first-committer-wins", "rw-register", Shows::Invalid),
     ("global-lock", "bank withdraw", Shows::Flag),
     ("global-lock", "bank transfer", Shows::Flag),
     ("global-lock", "write-skew", Shows::Flag),
@@ -114,31 +122,54 @@ pub(crate) const CAUGHT: [(&str, &str, Shows); 11] = [
     ("non-atomic-commit", "bank transfer", Shows::Invalid),
 ];
 
+/// A default run is concurrent, so whether a defect shows in one is a matter of chance, high for every
+/// cell here (README's defect table gives the measured rates; the rarest, no-first-committer-wins in
+/// rw-register, showed in 10 runs of 10 with as few as one cycle). So that the claim is tested without
+/// hanging on one run's luck, a cell counts as caught when one of `ATTEMPTS` runs (seeds 1, 2, ...)
+/// catches it; a defect the default runs could not show fails every attempt.
+const ATTEMPTS: u64 = 3;
+
 #[test]
 fn every_planted_defect_is_caught_by_the_default_run_of_every_workload_where_it_can_show() {
-    let jobs: Vec<Vec<String>> = CAUGHT
-        .iter()
-        .map(|(defect, workload, _)| {
-            let flags = WORKLOADS.iter().find(|(name, _)| name == workload).map(|(_, f)| *f).unwrap_or(&[]);
-            let mut args: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
-            args.extend(["--defect".into(), defect.to_string()]);
-            args
-        })
-        .collect();
-    let found = run_all(jobs, |args, code, json| {
-        let (anomalies, broken, flags) = (anomaly_types(json), broken_promises(json), flag_names(json));
-        (args.join(" "), code, anomalies, broken, flags)
-    });
+    let mut pending: Vec<usize> = (0..CAUGHT.len()).collect();
     let mut missed = Vec::new();
-    for ((_, _, shows), (args, code, anomalies, broken, flags)) in CAUGHT.iter().zip(found) {
-        let caught = match shows {
-            Shows::Invalid => code == 1 && (!anomalies.is_empty() || !broken.is_empty()),
-            Shows::Flag => !flags.is_empty(),
-        };
-        if !caught {
-            missed
-                .push(format!("{args}: exit {code}, anomalies {anomalies:?}, invariants {broken:?}, flags {flags:?}"));
+    for seed in 1..=ATTEMPTS {
+        let jobs: Vec<Vec<String>> = pending
+            .iter()
+            .map(|&i| {
+                let (defect, workload, _) = CAUGHT[i];
+                let flags = WORKLOADS.iter().find(|(name, _)| *name == workload).map(|(_, f)| *f).unwrap_or(&[]);
+                let mut args: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+                args.extend(["--defect".into(), defect.to_string(), "--seed".into(), seed.to_string()]);
+                args
+            })
+            .collect();
+        let found = run_all(jobs, |args, code, json| {
+            let (anomalies, broken, flags) = (anomaly_types(json), broken_promises(json), flag_names(json));
+            (args.join(" "), code, anomalies, broken, flags)
+        });
+        missed.clear();
+        let mut still = Vec::new();
+        for (&i, (args, code, anomalies, broken, flags)) in pending.iter().zip(found) {
+            let caught = match CAUGHT[i].2 {
+                Shows::Invalid => code == 1 && (!anomalies.is_empty() || !broken.is_empty()),
+                Shows::Flag => !flags.is_empty(),
+            };
+            if !caught {
+                still.push(i);
+                missed.push(format!(
+                    "{args}: exit {code}, anomalies {anomalies:?}, invariants {broken:?}, flags {flags:?}"
+                ));
+            }
+        }
+        pending = still;
+        if pending.is_empty() {
+            break;
         }
     }
-    assert!(missed.is_empty(), "planted defects the default runs missed:\n{}", missed.join("\n"));
+    assert!(
+        missed.is_empty(),
+        "planted defects {ATTEMPTS} default runs each missed (the last run's findings):\n{}",
+        missed.join("\n")
+    );
 }

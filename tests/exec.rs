@@ -45,7 +45,11 @@ fn the_correct_engine_through_exec_checks_valid_on_list_append_and_rw_register_a
     }
     let wrong: Vec<String> = run_all(jobs, |args, code, json| {
         let anomalies = anomaly_types(json);
+        // The engine's commit order crosses the protocol: a register run orders every key's writes.
+        let registers = args.contains(&"rw-register".to_string());
+        let ordered = !registers || json["stats"]["keys"] == json["stats"]["ordered_keys"];
         let fine = code == 0 && anomalies.is_empty() && json["run"]["db"] == "exec" && json["run"]["info"] == 0;
+        let fine = fine && ordered;
         (!fine).then(|| format!("{}: exit {code}, anomalies {anomalies:?}", args.join(" ")))
     })
     .into_iter()
@@ -75,40 +79,60 @@ const LIST_APPEND: [(&str, &[&str]); 4] = [
     ("non-atomic-commit", &["G-single-item"]),
 ];
 
+/// A cell counts as caught when one of this many runs (seeds 1, 2, ...) catches it, as `defaults.rs`
+/// counts its cells: whether a concurrent run shows a defect is a matter of chance, high for every cell.
+const ATTEMPTS: u64 = 3;
+
 #[test]
 fn every_planted_defect_is_caught_through_exec_as_in_process() {
     let named: Vec<&str> = LIST_APPEND.iter().map(|(d, _)| *d).chain(CAUGHT.iter().map(|(d, _, _)| *d)).collect();
     for defect in engine::Defect::ALL {
         assert!(named.contains(&defect.name()), "{defect} has no cell here");
     }
-    let mut jobs: Vec<Vec<String>> = Vec::new();
-    for (defect, _) in LIST_APPEND {
-        jobs.push(vec!["--db".into(), "exec".into(), "--cmd".into(), serve_exec(&format!("--defect {defect}"))]);
-    }
-    for (defect, workload, _) in CAUGHT {
-        let flags = WORKLOADS.iter().find(|(name, _)| *name == workload).map(|(_, f)| *f).unwrap_or(&[]);
+    let cells = LIST_APPEND.len() + CAUGHT.len();
+    let job = |i: usize, seed: u64| -> Vec<String> {
+        let (defect, flags): (&str, &[&str]) = match LIST_APPEND.get(i) {
+            Some((defect, _)) => (defect, &[]),
+            None => {
+                let (defect, workload, _) = CAUGHT[i - LIST_APPEND.len()];
+                (defect, WORKLOADS.iter().find(|(name, _)| *name == workload).map_or(&[][..], |(_, f)| *f))
+            }
+        };
         let mut job = vec!["--db".into(), "exec".into(), "--cmd".into(), serve_exec(&format!("--defect {defect}"))];
         job.extend(flags.iter().map(|s| s.to_string()));
-        jobs.push(job);
-    }
-    let found = run_all(jobs, |args, code, json| {
-        (args.join(" "), code, anomaly_types(json), broken_promises(json), flag_names(json))
-    });
+        job.extend(["--seed".to_string(), seed.to_string()]);
+        job
+    };
+    let mut pending: Vec<usize> = (0..cells).collect();
     let mut missed = Vec::new();
-    for (i, (args, code, anomalies, broken, flags)) in found.into_iter().enumerate() {
-        let caught = match LIST_APPEND.get(i) {
-            Some((_, classes)) => code == 1 && classes.iter().any(|c| anomalies.contains(&c.to_string())),
-            None => match CAUGHT[i - LIST_APPEND.len()].2 {
-                Shows::Invalid => code == 1 && (!anomalies.is_empty() || !broken.is_empty()),
-                Shows::Flag => !flags.is_empty(),
-            },
-        };
-        if !caught {
-            missed
-                .push(format!("{args}: exit {code}, anomalies {anomalies:?}, invariants {broken:?}, flags {flags:?}"));
+    for seed in 1..=ATTEMPTS {
+        let jobs = pending.iter().map(|&i| job(i, seed)).collect();
+        let found = run_all(jobs, |args, code, json| {
+            (args.join(" "), code, anomaly_types(json), broken_promises(json), flag_names(json))
+        });
+        missed.clear();
+        let mut still = Vec::new();
+        for (&i, (args, code, anomalies, broken, flags)) in pending.iter().zip(found) {
+            let caught = match LIST_APPEND.get(i) {
+                Some((_, classes)) => code == 1 && classes.iter().any(|c| anomalies.contains(&c.to_string())),
+                None => match CAUGHT[i - LIST_APPEND.len()].2 {
+                    Shows::Invalid => code == 1 && (!anomalies.is_empty() || !broken.is_empty()),
+                    Shows::Flag => !flags.is_empty(),
+                },
+            };
+            if !caught {
+                still.push(i);
+                missed.push(format!(
+                    "{args}: exit {code}, anomalies {anomalies:?}, invariants {broken:?}, flags {flags:?}"
+                ));
+            }
+        }
+        pending = still;
+        if pending.is_empty() {
+            break;
         }
     }
-    assert!(missed.is_empty(), "planted defects missed through exec:\n{}", missed.join("\n"));
+    assert!(missed.is_empty(), "planted defects {ATTEMPTS} runs through exec each missed:\n{}", missed.join("\n"));
 }
 
 #[test]

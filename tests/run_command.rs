@@ -105,19 +105,38 @@ fn a_defect_needs_the_engine_and_a_bad_level_is_refused() {
 }
 
 #[test]
-fn an_rw_register_run_checks_its_registers_and_says_what_it_could_not_see() {
-    let (code, json, _dir) = run(&["--workload", "rw-register", "--txns", "2000"]);
+fn an_rw_register_run_on_the_engine_records_its_commit_order_and_orders_every_key() {
+    let (code, json, dir) = run(&["--workload", "rw-register", "--txns", "2000"]);
     assert_eq!(code, 0, "{json}");
     assert_eq!(json["checked"]["workload"], "rw-register");
     assert_eq!(json["run"]["workload"], "rw-register");
     assert!(json["stats"]["edges"]["wr"].as_u64().unwrap() > 0, "{}", json["stats"]);
-    let spots = json["stats"]["blind_spots"].as_array().unwrap();
+    assert!(json["stats"]["edges"]["ww"].as_u64().unwrap() > 0, "{}", json["stats"]);
+    assert_eq!(json["stats"]["ordered_keys"], json["stats"]["keys"], "{}", json["stats"]);
+    assert_eq!(json["stats"]["blind_spots"], serde_json::json!([]), "{}", json["stats"]);
+    let placed = json["checked"]["commit_ordered"].as_u64().unwrap();
+    assert_eq!(placed, json["run"]["ok"].as_u64().unwrap(), "every committed transaction took a position");
+
+    // Without the recorded order the same history is a partial view, and says what it could not see.
+    let history = std::fs::read_to_string(dir.path().join("run/history.jsonl")).unwrap();
+    let blind: String = history
+        .lines()
+        .map(|line| {
+            let mut op: serde_json::Value = serde_json::from_str(line).unwrap();
+            op.as_object_mut().unwrap().remove("commit_order");
+            op.to_string() + "\n"
+        })
+        .collect();
+    let out = isocheck(&["check", "-", "--model", "serializable", "--format", "json"], Some(&blind));
+    let result: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let spots = result["stats"]["blind_spots"].as_array().unwrap();
     assert!(spots.iter().any(|s| s.as_str().unwrap().contains("keys written more than once")), "{spots:?}");
+    assert!(result["stats"]["ordered_keys"].as_u64() < result["stats"]["keys"].as_u64(), "{}", result["stats"]);
 }
 
 #[test]
 fn ssi_off_is_caught_on_registers_when_keys_are_assumed_linearizable() {
-    // Without assumptions a register history hides the write skew: writes are never ordered.
+    // The assumptions add to the recorded commit order and never contradict it on the engine.
     let (code, json, _dir) =
         run(&["--workload", "rw-register", "--defect", "ssi-off", "--wfr-keys", "--linearizable-keys"]);
     assert_eq!(code, 1, "{json}");

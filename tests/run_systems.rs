@@ -3,7 +3,7 @@
 //! anomalies read committed permits; a run whose connections are killed every few hundred milliseconds
 //! completes, records the affected transactions as `fail` or `info`, and checks clean.
 
-use crate::util::{anomaly_types, isocheck, pg_url, run_json};
+use crate::util::{anomaly_types, isocheck, pg_url, run_json, run_json_until};
 
 fn count(json: &serde_json::Value, field: &str) -> u64 {
     json["run"][field].as_u64().unwrap_or_else(|| panic!("run.{field} in {json}"))
@@ -62,9 +62,10 @@ fn postgres_repeatable_read_shows_g2_item_under_contention() {
         "--key-count",
         "3",
     ];
-    let (code, json, _dir) = run_json(&args);
+    let skewed = |json: &serde_json::Value| anomaly_types(json).contains(&"G2-item".to_string());
+    let (code, json, _dir) = run_json_until(&args, |_, json| skewed(json));
     assert_eq!(code, 1, "{json}");
-    assert!(anomaly_types(&json).contains(&"G2-item".to_string()), "{:?}", anomaly_types(&json));
+    assert!(skewed(&json), "{:?}", anomaly_types(&json));
     assert_eq!(
         json["not"],
         serde_json::json!(["repeatable-read"]),
@@ -96,10 +97,21 @@ fn postgres_read_committed_is_read_committed_and_nothing_stronger() {
         "--key-count",
         "3",
     ];
-    let (code, json, dir) = run_json(&args);
-    assert_eq!(code, 0, "read committed's own promise holds: {json}");
-    let history = dir.path().join("run/history.jsonl");
-    let stronger = isocheck(&["check", history.to_str().unwrap(), "--model", "serializable", "--format", "json"], None);
+    // Whether a run's transactions overlapped enough to show an anomaly read committed permits is
+    // chance: each of a few seeded runs keeps read committed's promise, and one shows more.
+    let mut attempt = 0;
+    let stronger = loop {
+        attempt += 1;
+        let seed = attempt.to_string();
+        let (code, json, dir) = run_json(&[&args[..], &["--seed", &seed]].concat());
+        assert_eq!(code, 0, "read committed's own promise holds: {json}");
+        let history = dir.path().join("run/history.jsonl");
+        let stronger =
+            isocheck(&["check", history.to_str().unwrap(), "--model", "serializable", "--format", "json"], None);
+        if stronger.code == 1 || attempt >= crate::util::LIVE_ATTEMPTS {
+            break stronger;
+        }
+    };
     assert_eq!(stronger.code, 1, "{}", stronger.stdout);
     let result: serde_json::Value = serde_json::from_str(&stronger.stdout).unwrap();
     let permitted_by_rc = ["G-single-item", "G2-item", "lost-update", "internal", "G-nonadjacent-item"];
@@ -128,10 +140,10 @@ fn postgres_serializable_survives_killed_backends() {
         "--nemesis-every",
         "300ms",
     ];
-    let (code, json, dir) = run_json(&args);
+    let lost = |json: &serde_json::Value| json["run"]["aborts_by_cause"]["connection lost"].as_u64().unwrap_or(0) > 0;
+    let (code, json, dir) = run_json_until(&args, |_, json| lost(json));
     assert_eq!(code, 0, "killed connections must never look like anomalies: {json}");
     let history = std::fs::read_to_string(dir.path().join("run/history.jsonl")).unwrap();
     assert!(history.contains(r#""f":"kill-connections""#), "the nemesis acted");
-    let lost = json["run"]["aborts_by_cause"]["connection lost"].as_u64().unwrap_or(0);
-    assert!(lost > 0, "some transaction lost its connection: {json}");
+    assert!(lost(&json), "some transaction lost its connection: {json}");
 }

@@ -5,10 +5,12 @@
 //! at serializable aborts and keeps the invariants, and at repeatable read overdraws (write skew).
 //! Where written values are unique (withdrawals, doctors, YCSB stamps) the dependency graph is checked
 //! too, and shows the write skew behind a broken invariant as G2-item. Timing bounds are loose: the
-//! figures themselves are in the README, as medians.
+//! figures themselves are in the README, as medians. What a concurrent run shows only by chance (an
+//! overdraft, an abort, contended pairs) is asserted of one of a few seeded runs (`run_json_until`):
+//! on a busy machine a single run missed an overdraft PostgreSQL shows nearly always.
 
 use crate::util;
-use crate::util::{isocheck, pg_url, run_json};
+use crate::util::{isocheck, pg_url, run_json, run_json_until};
 use serde_json::Value;
 
 fn invariant<'a>(json: &'a Value, name: &str) -> &'a Value {
@@ -16,6 +18,11 @@ fn invariant<'a>(json: &'a Value, name: &str) -> &'a Value {
         .as_array()
         .and_then(|all| all.iter().find(|i| i["name"] == name))
         .unwrap_or_else(|| panic!("no invariant {name} in {json}"))
+}
+
+/// Whether a bank run committed more withdrawals than the total allowed.
+fn overdrawn(json: &Value) -> bool {
+    invariant(json, "withdrawals-within-total")["holds"] == false
 }
 
 fn all_hold(json: &Value) -> bool {
@@ -48,7 +55,7 @@ const BANK: [&str; 8] = ["--workload", "bank", "--clients", "4", "--txns", "2000
 
 #[test]
 fn the_engine_at_serializable_aborts_some_withdrawals_and_keeps_every_invariant() {
-    let (code, json, dir) = run_json(&BANK);
+    let (code, json, dir) = run_json_until(&BANK, |_, json| run_field(json, "fail") > 0);
     assert_eq!(code, 0, "{json}");
     assert!(all_hold(&json), "{}", json["invariants"]);
     assert!(run_field(&json, "fail") > 0, "SSI must abort some concurrent withdrawals: {}", json["run"]);
@@ -68,7 +75,7 @@ fn ssi_off_overdraws_and_the_report_names_the_withdrawals_that_did() {
     // Overdrafts happen only while the last withdrawals run: 8 clients holding 5 ms each keep several of them
     // in flight then, on a busy machine too (4 clients holding 2 ms missed it once in 9 stress rounds).
     let args = ["--workload", "bank", "--txns", "400", "--clients", "8", "--hold", "5ms", "--defect", "ssi-off"];
-    let (code, json, dir) = run_json(&args);
+    let (code, json, dir) = run_json_until(&args, |_, json| overdrawn(json));
     assert_eq!(code, 1, "{json}");
     assert_eq!(json["valid"], false);
     let within = invariant(&json, "withdrawals-within-total");
@@ -94,7 +101,8 @@ fn ssi_off_overdraws_and_the_report_names_the_withdrawals_that_did() {
 #[test]
 fn global_lock_commits_everything_under_contention_and_raises_both_flags() {
     let args = ["--workload", "bank", "--bank-mode", "transfer", "--txns", "600", "--hold", "1ms"];
-    let (code, json, _dir) = run_json(&[&args[..], &["--defect", "global-lock"]].concat());
+    let contended = |json: &Value| json["run"]["contended_pairs"]["write_write"].as_u64().unwrap_or(0) >= 10;
+    let (code, json, _dir) = run_json_until(&[&args[..], &["--defect", "global-lock"]].concat(), |_, j| contended(j));
     assert_eq!(code, 0, "flags alone do not fail a run: {json}");
     assert_eq!(run_field(&json, "fail"), 0, "one transaction at a time never conflicts");
     let pairs = &json["run"]["contended_pairs"];
@@ -108,10 +116,11 @@ fn global_lock_commits_everything_under_contention_and_raises_both_flags() {
         "not applicable: transfers write balances that repeat, so versions cannot be told apart by value"
     );
 
-    let (code, json, _dir) = run_json(&[&args[..], &["--defect", "global-lock", "--fail-on", "flags"]].concat());
+    let flagged = [&args[..], &["--defect", "global-lock", "--fail-on", "flags"]].concat();
+    let (code, json, _dir) = run_json_until(&flagged, |code, _| code == 1);
     assert_eq!(code, 1, "--fail-on flags fails it: {}", json["flags"]);
 
-    let (code, json, _dir) = run_json(&args);
+    let (code, json, _dir) = run_json_until(&args, |_, json| run_field(json, "fail") > 0);
     assert_eq!(code, 0, "{json}");
     assert!(run_field(&json, "fail") > 0, "the correct engine aborts conflicting transfers");
     assert!(flag_names(&json).is_empty(), "the correct engine raises neither flag: {}", json["flags"]);
@@ -124,7 +133,8 @@ fn write_skew_leaves_nobody_on_call_without_ssi_and_never_with_it() {
     assert_eq!(code, 0, "{json}");
     assert!(all_hold(&json), "{}", json["invariants"]);
     assert_eq!(json["run"]["graph_check"], "checked");
-    let (code, json, _dir) = run_json(&[&args[..], &["--defect", "ssi-off"]].concat());
+    let broken = |json: &Value| invariant(json, "on-call-in-every-read")["holds"] == false;
+    let (code, json, _dir) = run_json_until(&[&args[..], &["--defect", "ssi-off"]].concat(), |_, j| broken(j));
     assert_eq!(code, 1, "{json}");
     let every = invariant(&json, "on-call-in-every-read");
     assert_eq!(every["holds"], false);
@@ -150,7 +160,8 @@ fn ycsb_a_reports_throughput_and_aborts_by_operation() {
 
 #[test]
 fn sqlite_counts_busy_errors_as_aborts_and_keeps_the_invariants() {
-    let (code, json, _dir) = run_json(&[&BANK[..], &["--db", "sqlite"]].concat());
+    let (code, json, _dir) =
+        run_json_until(&[&BANK[..], &["--db", "sqlite"]].concat(), |_, j| run_field(j, "fail") > 0);
     assert_eq!(code, 0, "{json}");
     assert!(all_hold(&json), "{}", json["invariants"]);
     assert!(run_field(&json, "fail") > 0, "{}", json["run"]);
@@ -162,10 +173,12 @@ fn sqlite_counts_busy_errors_as_aborts_and_keeps_the_invariants() {
 #[test]
 fn postgres_serializable_aborts_withdrawals_and_keeps_every_invariant() {
     let Some(url) = pg_url("postgres_serializable_aborts_withdrawals_and_keeps_every_invariant") else { return };
-    let (code, json, _dir) = run_json(&[&BANK[..], &["--db", "postgres", "--url", &url]].concat());
+    let aborted = |json: &Value| json["run"]["aborts_by_cause"]["40001"].as_u64().unwrap_or(0) > 0;
+    let (code, json, _dir) =
+        run_json_until(&[&BANK[..], &["--db", "postgres", "--url", &url]].concat(), |_, j| aborted(j));
     assert_eq!(code, 0, "{json}");
     assert!(all_hold(&json), "{}", json["invariants"]);
-    assert!(json["run"]["aborts_by_cause"]["40001"].as_u64().unwrap_or(0) > 0, "{}", json["run"]);
+    assert!(aborted(&json), "{}", json["run"]);
     assert!(flag_names(&json).is_empty(), "{}", json["flags"]);
 }
 
@@ -175,7 +188,8 @@ fn postgres_repeatable_read_overdraws_by_write_skew_and_names_the_withdrawals() 
         return;
     };
     let args = ["--workload", "bank", "--clients", "8", "--txns", "400", "--hold", "5ms", "--db", "postgres"];
-    let (code, json, dir) = run_json(&[&args[..], &["--url", &url, "--isolation", "repeatable-read"]].concat());
+    let (code, json, dir) =
+        run_json_until(&[&args[..], &["--url", &url, "--isolation", "repeatable-read"]].concat(), |_, j| overdrawn(j));
     assert_eq!(code, 1, "{json}");
     let within = invariant(&json, "withdrawals-within-total");
     assert_eq!(within["holds"], false, "{within}");

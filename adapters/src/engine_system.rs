@@ -306,6 +306,12 @@ impl Session for EngineSession {
         result
     }
 
+    /// The engine's commit timestamp: taken under its commit lock, one past the last, and each key's
+    /// versions installed in that order (see `engine::Session::last_commit_timestamp`).
+    fn commit_order(&self) -> Option<i64> {
+        self.session.last_commit_timestamp().and_then(|ts| i64::try_from(ts).ok())
+    }
+
     fn rollback(&mut self) -> Result<(), TxnError> {
         self.session.rollback().map_err(|e| self.error(e))
     }

@@ -125,7 +125,12 @@ impl System for ExecSystem {
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
         let id = self.child.next_session.fetch_add(1, Ordering::Relaxed);
         match self.child.call(Some(id), RequestOp::Open) {
-            Ok(Ok(_)) => Ok(Box::new(ExecSession { child: Arc::clone(&self.child), id, ops: self.ops.clone() })),
+            Ok(Ok(_)) => Ok(Box::new(ExecSession {
+                child: Arc::clone(&self.child),
+                id,
+                ops: self.ops.clone(),
+                commit_order: None,
+            })),
             Ok(Err(e)) => Err(AdapterError::Unavailable { system: "exec", message: format!("open: {e}") }),
             Err(lost) => Err(lost.gone()),
         }
@@ -375,6 +380,15 @@ struct ExecSession {
     child: Arc<ExecChild>,
     id: u64,
     ops: HashSet<String>,
+    /// The position its last commit's answer gave in the program's commit order, if any.
+    commit_order: Option<i64>,
+}
+
+/// A commit's answer: none, or the transaction's position in the program's own commit order.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Committed {
+    commit_order: Option<i64>,
 }
 
 impl ExecSession {
@@ -443,7 +457,14 @@ impl Session for ExecSession {
     }
 
     fn commit(&mut self) -> Result<(), TxnError> {
-        self.run::<IgnoredAny>(RequestOp::Commit).map(drop)
+        self.commit_order = None;
+        let committed = self.run::<Option<Committed>>(RequestOp::Commit)?;
+        self.commit_order = committed.and_then(|c| c.commit_order);
+        Ok(())
+    }
+
+    fn commit_order(&self) -> Option<i64> {
+        self.commit_order
     }
 
     fn rollback(&mut self) -> Result<(), TxnError> {

@@ -197,7 +197,13 @@ fn perform(session: &mut dyn Session, op: RequestOp) -> Result<serde_json::Value
             to_value(&session.delete_where(&predicate)?.into_iter().collect::<Vec<_>>())
         }
         RequestOp::UpdateWhere { predicate, change } => to_value(&session.update_where(&predicate, change)?),
-        RequestOp::Commit => session.commit().map(|()| none)?,
+        RequestOp::Commit => {
+            session.commit()?;
+            match session.commit_order() {
+                Some(position) => serde_json::json!({ "commit_order": position }),
+                None => none,
+            }
+        }
         RequestOp::Rollback | RequestOp::Close => session.rollback().map(|()| none)?,
         op @ (RequestOp::Hello { .. } | RequestOp::Prepare { .. } | RequestOp::Open) => {
             return Err(TxnError::fatal("bad-request", format!("{} takes no session", op.name())));

@@ -106,6 +106,15 @@ pub trait Session: Send {
     /// Commits.
     fn commit(&mut self) -> Result<(), TxnError>;
 
+    /// The position in the system's own commit order of the transaction this session last committed
+    /// (larger is later), where the system exposes one that orders every key's versions exactly; `None`
+    /// when it does not, or the last commit took no position or failed. A history records it as the
+    /// completion's `commit_order` (white-box evidence, see docs/CONTRACTS.md), so an inexact order must
+    /// never be reported here.
+    fn commit_order(&self) -> Option<i64> {
+        None
+    }
+
     /// Rolls back; does nothing if no transaction is open.
     fn rollback(&mut self) -> Result<(), TxnError>;
 

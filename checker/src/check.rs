@@ -42,6 +42,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: Vec::new(),
+                commit_ordered: 0,
             };
             let explainer = ListAppendExplainer::new(&index, &txns);
             Ok(conclude(history, &txns, workload, found, &explainer, options))
@@ -56,6 +57,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: index.blind_spots(),
+                commit_ordered: index.commit_ordered(),
             };
             let explainer = RwRegisterExplainer::new(&index, &txns);
             Ok(conclude(history, &txns, workload, found, &explainer, options))
@@ -69,6 +71,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: index.blind_spots(),
+                commit_ordered: 0,
             };
             let explainer = ClosedPredicateExplainer::new(&index, &txns);
             Ok(conclude(history, &txns, workload, found, &explainer, options))
@@ -84,6 +87,8 @@ struct Found {
     keys: usize,
     ordered_keys: usize,
     blind_spots: Vec<String>,
+    /// How many transactions the database's recorded commit order placed (rw-register).
+    commit_ordered: usize,
 }
 
 /// The steps every workload shares: the orders the options need, the graph, the cycle search in each
@@ -96,7 +101,7 @@ fn conclude(
     explainer: &dyn DataExplainer,
     options: &Options,
 ) -> CheckResult {
-    let Found { mut edges, cases, keys, ordered_keys, blind_spots } = found;
+    let Found { mut edges, cases, keys, ordered_keys, blind_spots, commit_ordered } = found;
     let mut found: BTreeMap<String, Vec<Anomaly>> = cases
         .into_iter()
         .map(|(name, cases)| (name.to_string(), cases.into_iter().map(Anomaly::Case).collect()))
@@ -141,6 +146,7 @@ fn conclude(
         models: options.models().to_vec(),
         anomalies: options.anomalies().to_vec(),
         assumptions,
+        commit_ordered,
         missing_realtime: history
             .leniencies()
             .iter()

@@ -69,6 +69,10 @@ pub struct Checked {
     /// The register-inference assumptions made (`wfr-keys`, `sequential-keys`, `linearizable-keys`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<String>,
+    /// How many transactions the history placed in the database's own commit order (`commit_order`),
+    /// whose order then ordered each key's writes (rw-register).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub commit_ordered: usize,
     /// The real-time information the history did not give (see `histories::Leniency`), if any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing_realtime: Vec<MissingRealtime>,
@@ -290,4 +294,8 @@ pub struct TxnView {
     /// The error, for `fail` and `info`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

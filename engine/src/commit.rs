@@ -18,9 +18,13 @@ use crate::sync::{lock, yield_now};
 use crate::txn::Txn;
 
 impl EngineInner {
-    /// Commits `txn`. On an error nothing was installed, and the caller rolls the transaction back.
-    pub(crate) fn commit(&self, txn: &Txn) -> Result<()> {
+    /// Commits `txn`, returning the timestamp it committed at if it took one (it wrote, or it is serializable).
+    /// Timestamps are taken under the commit lock, one past the last, so they are the commit order, and each
+    /// key's versions are installed in it. On an error nothing was installed, and the caller rolls the transaction
+    /// back.
+    pub(crate) fn commit(&self, txn: &Txn) -> Result<Option<u64>> {
         txn.check_doomed(self)?;
+        let mut committed_at = None;
         if !txn.writes().is_empty() || txn.is_serializable() {
             let _commit = lock(&self.commit_lock);
             // Only commit-lock holders advance the watermark, so the next timestamp is one past it.
@@ -31,9 +35,10 @@ impl EngineInner {
                     .map_err(|conflict| Error::SerializationFailure { conflict })?;
             }
             self.install(txn, ts);
+            committed_at = Some(ts);
         }
         txn.release_lock(Fate::Committed);
-        Ok(())
+        Ok(committed_at)
     }
 
     /// Makes `txn`'s writes the committed versions at `ts`, then publishes `ts`.

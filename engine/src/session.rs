@@ -46,6 +46,8 @@ struct Shared {
 pub struct Session {
     engine: Engine,
     shared: Arc<Shared>,
+    /// The timestamp the session's last commit took, if it took one.
+    last_commit: Option<u64>,
 }
 
 /// A handle to kill a [`Session`] from another thread.
@@ -93,7 +95,7 @@ fn end(eng: &EngineInner, txn: &Txn, cause: Option<&Error>) {
 impl Session {
     pub(crate) fn new(engine: Engine) -> Session {
         let shared = Shared { interrupt: Arc::default(), state: Mutex::new(State::Idle) };
-        Session { engine, shared: Arc::new(shared) }
+        Session { engine, shared: Arc::new(shared), last_commit: None }
     }
 
     /// A handle another thread can use to kill this session.
@@ -207,14 +209,27 @@ impl Session {
 
     /// Commits the open transaction. On an error the transaction is over (rolled back) and the session is idle.
     pub fn commit(&mut self) -> Result<()> {
+        let committed = self.commit_txn();
+        self.last_commit = committed.as_ref().ok().copied().flatten();
+        committed.map(|_| ())
+    }
+
+    /// The commit timestamp of the transaction this session last committed, if its commit took one (it wrote, or
+    /// it was serializable); `None` after a commit that took none or failed. Timestamps are the engine's commit
+    /// order, and each key's committed versions are installed in it, so they order every key's writes exactly.
+    pub fn last_commit_timestamp(&self) -> Option<u64> {
+        self.last_commit
+    }
+
+    fn commit_txn(&self) -> Result<Option<u64>> {
         let mut state = self.state()?;
         let eng = self.engine.inner();
         match mem::replace(&mut *state, State::Idle) {
             State::Active(txn) => match eng.commit(&txn) {
-                Ok(()) => {
+                Ok(ts) => {
                     eng.end_txn(&txn);
                     eng.counters.commit();
-                    Ok(())
+                    Ok(ts)
                 }
                 Err(e) => {
                     end(eng, &txn, Some(&e));

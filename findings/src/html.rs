@@ -124,7 +124,7 @@ pub fn summary_section(report: &Report<'_>) -> String {
         "transactions".into(),
         Cell::Text(format!("{} ({} ok, {} fail, {} info) in {} operations", s.txns, s.ok, s.fail, s.info, s.ops)),
     ));
-    rows.push(("keys".into(), Cell::Text(format!("{} ({} ordered by reads)", s.keys, s.ordered_keys))));
+    rows.push(("keys".into(), Cell::Text(format!("{} ({} with a known version order)", s.keys, s.ordered_keys))));
     let edges: Vec<String> = s.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
     rows.push(("dependencies".into(), Cell::Text(if edges.is_empty() { "none".into() } else { edges.join(", ") })));
     if s.cyclic_components > 0 {

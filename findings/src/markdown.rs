@@ -83,7 +83,7 @@ pub fn report_markdown(report: &Report<'_>) -> String {
     let edges: Vec<String> = s.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let _ = writeln!(
         out,
-        "- Saw {} transactions ({} ok, {} fail, {} info), {} keys ({} ordered by reads); dependencies: {}",
+        "- Saw {} transactions ({} ok, {} fail, {} info), {} keys ({} with a known version order); dependencies: {}",
         s.txns,
         s.ok,
         s.fail,

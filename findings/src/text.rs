@@ -33,11 +33,18 @@ pub fn text(result: &CheckResult, source: &str) -> String {
     } else {
         format!("{}anomalies {}", if against.is_empty() { "" } else { "; " }, checked.anomalies.join(", "))
     };
-    let workload = if checked.assumptions.is_empty() {
+    let mut workload = if checked.assumptions.is_empty() {
         checked.workload.clone()
     } else {
         format!("{} assuming {}", checked.workload, checked.assumptions.join(", "))
     };
+    if checked.commit_ordered > 0 {
+        let _ = write!(
+            workload,
+            ", writes ordered by the database's commit order of {} transactions",
+            checked.commit_ordered
+        );
+    }
     let checked_for =
         if against.is_empty() && also.is_empty() { String::new() } else { format!(", checked for {against}{also}") };
     let _ = writeln!(out, "{source}: {} ({workload}{checked_for})", verdict_word(result.valid));

@@ -134,6 +134,7 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
             time: None,
             value: OpValue::Txn(Vec::new()),
             error: None,
+            commit_order: None,
             extra: Vec::new(),
             at,
         },
@@ -184,6 +185,16 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
                 }
             }
             "value" => value = Some(v),
+            "commit-order" | "commit_order" => match v {
+                Edn::Int(position) => op.op.commit_order = Some(*position),
+                other => {
+                    return Err(shape(format!(
+                        ":commit-order must be an integer (the transaction's position in the database's commit \
+                         order), not {}",
+                        brief(other)
+                    )));
+                }
+            },
             "error" => {
                 op.op.error = match v {
                     Edn::Nil => None,
@@ -195,6 +206,9 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
         }
     }
     op.op.kind = kind.ok_or_else(|| shape("the operation has no :type: expected :invoke, :ok, :fail or :info"))?;
+    if op.op.kind == OpType::Invoke && op.op.commit_order.is_some() {
+        return Err(shape(crate::json::INVOKE_WITH_COMMIT_ORDER));
+    }
     if let Some(value) = value {
         op.op.value = value_from_edn(value, op.process, &op.op.f)?;
     }

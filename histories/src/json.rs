@@ -141,6 +141,9 @@ fn parse_object(text: &str, origin: Position) -> Result<ParsedOp, Located> {
     let kind = raw.kind.ok_or_else(|| {
         (origin, Problem::Shape(r#"the operation has no "type": expected "invoke", "ok", "fail" or "info""#.into()))
     })?;
+    if kind == OpType::Invoke && raw.commit_order.is_some() {
+        return Err((origin, Problem::Shape(INVOKE_WITH_COMMIT_ORDER.into())));
+    }
     let f = raw.f.unwrap_or(Function::Txn);
     let value = match raw.value {
         None => OpValue::Txn(Vec::new()),
@@ -162,11 +165,16 @@ fn parse_object(text: &str, origin: Position) -> Result<ParsedOp, Located> {
             time: raw.time,
             value,
             error: raw.error,
+            commit_order: raw.commit_order,
             extra: raw.extra,
             at: origin,
         },
     })
 }
+
+/// Why an invocation cannot carry a commit position.
+pub(crate) const INVOKE_WITH_COMMIT_ORDER: &str =
+    "an invoke with a commit_order: the position in the database's commit order belongs on the completion (ok or info)";
 
 /// Parses an operation's value, whose meaning depends on who performed it and what it does.
 fn parse_value(json: &str, process: Option<Process>, f: &Function) -> serde_json::Result<OpValue> {
@@ -250,6 +258,7 @@ struct RawOp<'a> {
     time: Option<i64>,
     value: Option<&'a RawValue>,
     error: Option<Box<str>>,
+    commit_order: Option<i64>,
     extra: Vec<(Box<str>, serde_json::Value)>,
 }
 
@@ -277,6 +286,7 @@ impl<'de: 'a, 'a> Visitor<'de> for RawOpVisitor<'a> {
             time: None,
             value: None,
             error: None,
+            commit_order: None,
             extra: Vec::new(),
         };
         let mut seen = SeenFields::default();
@@ -318,6 +328,17 @@ impl<'de: 'a, 'a> Visitor<'de> for RawOpVisitor<'a> {
                     op.time = Some(time);
                 }
                 "value" => op.value = Some(map.next_value()?),
+                "commit_order" => {
+                    let raw: &'de RawValue = map.next_value()?;
+                    let position = raw.get().parse::<i64>().map_err(|_| {
+                        de::Error::custom(format!(
+                            r#""commit_order" must be an integer (the transaction's position in the database's commit \
+                             order), not {}"#,
+                            brief_raw(raw.get())
+                        ))
+                    })?;
+                    op.commit_order = Some(position);
+                }
                 "error" => {
                     let error: serde_json::Value = map.next_value()?;
                     op.error = match error {
@@ -348,7 +369,7 @@ struct SeenFields {
 impl SeenFields {
     /// Notes `name`; false if it was seen before.
     fn insert(&mut self, name: &str, extra: &[(Box<str>, serde_json::Value)]) -> bool {
-        const KNOWN: [&str; 7] = ["index", "type", "process", "f", "time", "value", "error"];
+        const KNOWN: [&str; 8] = ["index", "type", "process", "f", "time", "value", "error", "commit_order"];
         if let Some(bit) = KNOWN.iter().position(|k| *k == name) {
             let fresh = self.known & (1 << bit) == 0;
             self.known |= 1 << bit;

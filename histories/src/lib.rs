@@ -28,6 +28,7 @@ mod mop;
 mod nesting;
 mod op;
 mod position;
+mod transaction_order;
 mod well_formed;
 mod write;
 
@@ -42,6 +43,7 @@ pub use mop::{ListText, Mop, Observed, ObservedText, Predicate, Rows, RowsText};
 pub use nesting::MAX_DEPTH;
 pub use op::{Function, Op, OpType, OpValue, Process};
 pub use position::Position;
+pub use transaction_order::TransactionOrder;
 pub use write::{write_edn, write_history, write_json_array};
 
 /// A history file format.

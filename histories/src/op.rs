@@ -161,6 +161,10 @@ pub struct Op {
     pub value: OpValue,
     /// Why a `fail` or `info` happened, as the system said it.
     pub error: Option<Box<str>>,
+    /// On a completion: the transaction's position in the database's own commit order (`commit_order`), as
+    /// the system under test reported it (white-box); larger is later. Only a committed (or indeterminate)
+    /// transaction has one. Each key's writes are then ordered by their transactions' positions.
+    pub commit_order: Option<i64>,
     /// Fields this model does not know, kept so a history can be written back unchanged.
     pub extra: Vec<(Box<str>, serde_json::Value)>,
     /// Where the operation starts in its file.
@@ -171,7 +175,18 @@ impl Op {
     /// An operation as a runner records it, before the history numbers it: index 0, no time, no error,
     /// no extra fields, at no place in a file. The builders below add a time and an error.
     pub fn new(kind: OpType, process: Process, f: Function, value: OpValue) -> Op {
-        Op { index: 0, kind, process, f, time: None, value, error: None, extra: Vec::new(), at: Position::default() }
+        Op {
+            index: 0,
+            kind,
+            process,
+            f,
+            time: None,
+            value,
+            error: None,
+            commit_order: None,
+            extra: Vec::new(),
+            at: Position::default(),
+        }
     }
 
     /// A transaction of client `process`: [`Op::new`] with `f` [`Function::Txn`] and these micro-ops.
@@ -187,6 +202,11 @@ impl Op {
     /// The operation with why it failed or is indeterminate, if it did or is.
     pub fn with_error(self, error: Option<String>) -> Op {
         Op { error: error.map(Into::into), ..self }
+    }
+
+    /// The operation with the transaction's position in the database's commit order, if the system said.
+    pub fn with_commit_order(self, commit_order: Option<i64>) -> Op {
+        Op { commit_order, ..self }
     }
 
     /// The transaction's micro-ops; empty for other values.
@@ -218,6 +238,9 @@ impl Serialize for Op {
         if let Some(error) = &self.error {
             map.serialize_entry("error", error)?;
         }
+        if let Some(position) = self.commit_order {
+            map.serialize_entry("commit_order", &position)?;
+        }
         for (name, value) in &self.extra {
             map.serialize_entry(name, value)?;
         }
@@ -242,6 +265,7 @@ mod tests {
             time: Some(40),
             value: OpValue::Txn(mops),
             error: Some("40001".into()),
+            commit_order: None,
             extra: Vec::new(),
             at: Position::default(),
         };

@@ -82,6 +82,9 @@ fn edn_op(op: &Op, out: &mut String) {
         out.push_str(", :error ");
         edn_string(error, out);
     }
+    if let Some(position) = op.commit_order {
+        let _ = write!(out, ", :commit-order {position}");
+    }
     for (name, value) in &op.extra {
         out.push_str(", ");
         edn_name(name, out);

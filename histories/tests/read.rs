@@ -314,3 +314,31 @@ fn jepsen_nemesis_ops_and_info_completions_are_read_as_jepsen_writes_them() {
     assert_eq!(outcomes, vec![OpType::Ok, OpType::Info]);
     assert!(history.leniencies().is_empty(), "{:?}", history.leniencies());
 }
+
+#[test]
+fn a_commit_order_is_read_on_completions_in_json_and_edn_and_refused_on_an_invoke() {
+    let json = r#"{"type":"invoke","process":0,"value":[["w",1,5]]}
+{"type":"ok","process":0,"value":[["w",1,5]],"commit_order":-7}
+"#;
+    let h = parse(json, Format::JsonLines, "h.jsonl").unwrap();
+    assert_eq!(h.ops()[0].commit_order, None);
+    assert_eq!(h.ops()[1].commit_order, Some(-7));
+    assert!(h.ops()[1].extra.is_empty(), "a known field, not an unknown one");
+    let edn = "{:type :invoke, :process 0, :value [[:w 1 5]]}\n{:type :ok, :process 0, :value [[:w 1 5]], :commit-order 12}\n";
+    assert_eq!(parse(edn, Format::Edn, "h.edn").unwrap().ops()[1].commit_order, Some(12));
+
+    let (at, _, message) =
+        error(r#"{"type":"invoke","process":0,"value":[["w",1,5]],"commit_order":3}"#, Format::JsonLines);
+    assert_eq!(at.line, 1);
+    assert!(message.contains("an invoke with a commit_order"), "{message}");
+    let (at, _, message) = error(
+        "{:type :ok, :process 0, :value [[:w 1 5]]}\n{:type :invoke, :process 1, :value [], :commit-order 1}\n",
+        Format::Edn,
+    );
+    assert_eq!(at.line, 2);
+    assert!(message.contains("an invoke with a commit_order"), "{message}");
+    let (at, _, message) =
+        error(r#"{"type":"ok","process":0,"value":[["w",1,5]],"commit_order":"first"}"#, Format::JsonLines);
+    assert_eq!(at.line, 1);
+    assert!(message.contains(r#""commit_order" must be an integer"#) && message.contains("\"first\""), "{message}");
+}

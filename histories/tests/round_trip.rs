@@ -126,6 +126,7 @@ enum Event {
         mops: Vec<Mop>,
         outcome: OpType,
         error: Option<String>,
+        commit_order: Option<i64>,
         extra: Vec<(String, serde_json::Value)>,
     },
     Nemesis {
@@ -148,12 +149,15 @@ fn event(ints: bool) -> impl Strategy<Value = Event> {
     let outcome = prop_oneof![Just(OpType::Ok), Just(OpType::Fail), Just(OpType::Info)];
     let extra = proptest::collection::btree_map("[a-z][a-z-]{0,5}|[0-9 ]{1,3}", json_value(), 0..3).prop_map(|m| {
         m.into_iter()
-            .filter(|(k, _)| !["index", "type", "process", "f", "time", "value", "error"].contains(&k.as_str()))
+            .filter(|(k, _)| {
+                !["index", "type", "process", "f", "time", "value", "error", "commit_order", "commit-order"]
+                    .contains(&k.as_str())
+            })
             .collect()
     });
     prop_oneof![
-        4 => (0u64..4, f, proptest::collection::vec(mop(key), 0..4), outcome, proptest::option::of("[a-z0-9 \"]{0,8}"), extra)
-            .prop_map(|(process, f, mops, outcome, error, extra)| Event::Txn { process, f, mops, outcome, error, extra }),
+        4 => (0u64..4, f, proptest::collection::vec(mop(key), 0..4), outcome, proptest::option::of("[a-z0-9 \"]{0,8}"), proptest::option::of(-3i64..1_000_000), extra)
+            .prop_map(|(process, f, mops, outcome, error, commit_order, extra)| Event::Txn { process, f, mops, outcome, error, commit_order, extra }),
         1 => ("[a-z]{1,6}", json_value()).prop_map(|(f, value)| Event::Nemesis { f, value }),
     ]
 }
@@ -173,6 +177,7 @@ fn build(events: Vec<Event>, init: Option<histories::Rows>) -> History {
                 time: (!index.is_multiple_of(3)).then_some(index as i64 * 1000),
                 value,
                 error: error.map(Into::into),
+                commit_order: None,
                 extra: extra.into_iter().map(|(k, v)| (k.into(), v)).collect(),
                 at: Position::new(1, 1),
             });
@@ -185,7 +190,7 @@ fn build(events: Vec<Event>, init: Option<histories::Rows>) -> History {
     let mut unique = 1_000_000i64;
     for event in events {
         match event {
-            Event::Txn { process, f, mut mops, outcome, error, extra } => {
+            Event::Txn { process, f, mut mops, outcome, error, commit_order, extra } => {
                 for m in &mut mops {
                     if let Mop::Append { value, .. } | Mop::Write { value, .. } | Mop::Insert { value, .. } = m {
                         unique += 1;
@@ -205,6 +210,9 @@ fn build(events: Vec<Event>, init: Option<histories::Rows>) -> History {
                 let p = Process::Client(process);
                 next(&mut ops, OpType::Invoke, p, f.clone(), OpValue::Txn(invoke), None, Vec::new());
                 next(&mut ops, outcome, p, f, OpValue::Txn(mops), error, extra);
+                if let Some(completion) = ops.last_mut() {
+                    completion.commit_order = commit_order;
+                }
             }
             Event::Nemesis { f, value } => {
                 next(

@@ -16,6 +16,16 @@ use crate::exit;
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     let (history, source) = read_history(&args.file)?;
     log::info!("read {} operations from {}", history.len(), findings::escape::terminal(&source));
+    let history = match &args.transaction_order {
+        None => history,
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read the transaction order", path.display()))?;
+            let order = histories::TransactionOrder::parse(&text, &path.display().to_string())?;
+            log::info!("the transaction order places {} completions", order.len());
+            order.apply(&history)?
+        }
+    };
     if args.strict {
         history.refuse_leniency(&source)?;
     }

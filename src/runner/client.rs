@@ -82,7 +82,7 @@ impl Client {
         match outcome {
             Ok(executed) => {
                 if self.shared.record {
-                    let done = self.op(OpType::Ok, &f, executed, None);
+                    let done = self.op(OpType::Ok, &f, executed, None).with_commit_order(self.session.commit_order());
                     self.record.ops.push(done);
                 }
                 self.record.ok += 1;

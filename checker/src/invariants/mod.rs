@@ -198,6 +198,7 @@ impl CheckResult {
                 models: Vec::new(),
                 anomalies: Vec::new(),
                 assumptions: Vec::new(),
+                commit_ordered: 0,
                 missing_realtime: Vec::new(),
             },
         };

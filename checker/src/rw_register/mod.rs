@@ -14,6 +14,7 @@
 //! Because so little order is visible, this module also says what it could not infer: the keys whose
 //! writes it could not order and the dependencies it never saw, as `blind_spots`.
 
+mod commit_order;
 mod explain;
 mod versions;
 
@@ -30,6 +31,7 @@ use crate::options::{Inference, Workload};
 use crate::result::Case;
 use crate::txn::Txns;
 
+use commit_order::CommitOrder;
 pub use explain::RwRegisterExplainer;
 use versions::{CyclicVersions, Versions};
 
@@ -43,6 +45,9 @@ pub struct Index<'h> {
     versions: Vec<Versions>,
     cyclic: Vec<CyclicVersions>,
     inference: Inference,
+    order: CommitOrder,
+    /// The `incompatible-order` anomalies of the recorded commit order.
+    contradictions: Vec<Case>,
 }
 
 impl<'h> Index<'h> {
@@ -68,8 +73,11 @@ impl<'h> Index<'h> {
         ext_start.push(ext.len() as u32);
         let per_txn: Vec<&[Ext]> =
             (0..txns.len()).map(|t| &ext[ext_start[t] as usize..ext_start[t + 1] as usize]).collect();
-        let (versions, cyclic) = versions::infer(txns, items.key_count(), &per_txn, inference);
-        Ok(Index { items, ext, ext_start, versions, cyclic, inference })
+        let order = CommitOrder::new(txns);
+        let (versions, cyclic) = versions::infer(txns, items.key_count(), &per_txn, inference, &order);
+        let contradictions =
+            if order.recorded() > 0 { order.contradictions(txns, &items, &per_txn, &versions) } else { Vec::new() };
+        Ok(Index { items, ext, ext_start, versions, cyclic, inference, order, contradictions })
     }
 
     fn externals(&self, t: TxnId) -> &[Ext] {
@@ -79,6 +87,11 @@ impl<'h> Index<'h> {
     /// The number of keys.
     pub fn key_count(&self) -> usize {
         self.items.key_count()
+    }
+
+    /// How many transactions the database's recorded commit order places.
+    pub fn commit_ordered(&self) -> usize {
+        self.order.recorded()
     }
 
     /// The number of keys whose versions the inferred order ranks totally.
@@ -120,6 +133,9 @@ impl<'h> Index<'h> {
         for c in &self.cyclic {
             item_cases::push(&mut cases, "cyclic-versions", self.cyclic_case(txns, c));
         }
+        for c in &self.contradictions {
+            item_cases::push(&mut cases, "incompatible-order", c.clone());
+        }
         cases
     }
 
@@ -160,7 +176,13 @@ impl<'h> Index<'h> {
         let unordered = written_twice.iter().filter(|kv| !kv.is_total()).count();
         if unordered > 0 {
             let of = format!("{unordered} of the {} keys written more than once", written_twice.len());
-            spots.push(if self.inference.any() {
+            spots.push(if self.order.recorded() > 0 {
+                format!(
+                    "{of} have writes neither the database's recorded commit order nor the history orders (writers \
+                     with no recorded position, such as indeterminate ones): no ww dependency, and no rw dependency \
+                     but from a read of nil, can be inferred between those writes"
+                )
+            } else if self.inference.any() {
                 format!(
                     "{of} have writes the version order leaves unordered even assuming {}: no ww dependency, and no rw \
                      dependency but from a read of nil, can be inferred between those writes",

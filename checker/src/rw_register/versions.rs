@@ -1,6 +1,8 @@
 //! Version orders of registers, inferred as Elle's `elle.rw-register/version-graphs` infers them: a
 //! register read shows one value, not the history before it, so each key's order is a graph of what can
-//! be shown, built from sources applied in turn. `initial-state`: `nil` precedes every value. With
+//! be shown, built from sources applied in turn. `initial-state`: `nil` precedes every value.
+//! `commit-order`, when the history records the database's own commit order: each key's writes in that
+//! order (see [`super::commit_order`]). With
 //! `--wfr-keys`, a committed transaction's external read precedes its external write of the key. With
 //! `--sequential-keys`, along each process (its committed transactions, in order), the last value one
 //! transaction left a key at precedes the first value the next transaction to touch the key found or
@@ -19,6 +21,7 @@
 use histories::{OpType, Process};
 use rustc_hash::FxHashMap;
 
+use super::commit_order::CommitOrder;
 use crate::graph::TxnId;
 use crate::item::{Ext, KeyId, NO_TXN};
 use crate::options::Inference;
@@ -29,6 +32,8 @@ use crate::txn::Txns;
 pub(crate) enum Source {
     /// `nil` precedes every written value.
     InitialState,
+    /// The database's recorded commit order places the first transaction before the second.
+    CommitOrder(TxnId, TxnId),
     /// This transaction read the earlier version and then wrote the later one.
     WfrKeys(TxnId),
     /// One process ran the first transaction, then the second.
@@ -42,6 +47,18 @@ impl Source {
     pub(crate) fn reason(self, txns: &Txns<'_>) -> String {
         match self {
             Source::InitialState => "nil, the initial state, precedes every written value".to_string(),
+            Source::CommitOrder(a, b) => {
+                let position = |t: TxnId| {
+                    txns.completion(t).and_then(|op| op.commit_order).map_or_else(String::new, |p| p.to_string())
+                };
+                format!(
+                    "the database's commit order places {} (position {}) before {} (position {})",
+                    txns.name(a),
+                    position(a),
+                    txns.name(b),
+                    position(b)
+                )
+            }
             Source::WfrKeys(t) => {
                 format!(
                     "{} read the first and then wrote the second, and --wfr-keys assumes writes follow reads",
@@ -67,7 +84,7 @@ impl Source {
         match self {
             Source::InitialState => Vec::new(),
             Source::WfrKeys(t) => vec![t],
-            Source::SequentialKeys(a, b) | Source::LinearizableKeys(a, b) => vec![a, b],
+            Source::CommitOrder(a, b) | Source::SequentialKeys(a, b) | Source::LinearizableKeys(a, b) => vec![a, b],
         }
     }
 }
@@ -173,6 +190,7 @@ pub(crate) fn infer(
     key_count: usize,
     ext: &[&[Ext]],
     inference: Inference,
+    order: &CommitOrder,
 ) -> (Vec<Versions>, Vec<CyclicVersions>) {
     let mut versions: Vec<Versions> = (0..key_count).map(|_| Versions::new()).collect();
     // Each transaction's touches, aligned with its externals.
@@ -220,6 +238,10 @@ pub(crate) fn infer(
     let initial: Vec<Vec<VersionEdge>> =
         versions.iter().map(|kv| (1..kv.values.len() as u32).map(|v| (0, v, Source::InitialState)).collect()).collect();
     apply("initial-state", initial, &mut versions);
+    if order.recorded() > 0 {
+        let recorded = order.version_edges(txns, ext, &versions);
+        apply("commit-order", recorded, &mut versions);
+    }
     if inference.wfr_keys {
         let mut candidates = vec![Vec::new(); key_count];
         for (t, exts) in ext.iter().enumerate() {

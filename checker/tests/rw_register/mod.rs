@@ -7,9 +7,11 @@
 //!   through the version-order inference that exposes it.
 //! - `cases`: the anomalies that need no cycle (G1a, G1b, internal, lost-update, garbage-read,
 //!   cyclic-versions) and what `info` and `fail` transactions contribute.
+//! - `commit_order`: the database's recorded commit order ordering each key's writes, and its contradictions.
 //! - `inference`: each of `--wfr-keys`, `--sequential-keys` and `--linearizable-keys`, the sentences
 //!   that explain a register dependency, and what the checker says it could not infer.
 
 mod cases;
+mod commit_order;
 mod cycles;
 mod inference;

@@ -424,3 +424,15 @@ pub fn assuming(models: &[&str], anomalies: &[&str], assumptions: &[&str]) -> Op
     assert_eq!(inference.names().len(), assumptions.len(), "known assumptions: {assumptions:?}");
     Options::new(&models, &anomalies).expect("known names").with_inference(inference)
 }
+
+/// The history with these transactions' completions (named by index, as `T` names them) carrying a
+/// position in the database's commit order (`commit_order`).
+pub fn with_commit_order(history: &History, positions: &[(u64, i64)]) -> History {
+    let mut ops = history.ops().to_vec();
+    for &(index, position) in positions {
+        let op = ops.iter_mut().find(|op| op.index == index).unwrap_or_else(|| panic!("no op {index}"));
+        assert_ne!(op.kind, histories::OpType::Invoke, "op {index} is a completion");
+        op.commit_order = Some(position);
+    }
+    History::from_ops(ops).expect("still well formed")
+}

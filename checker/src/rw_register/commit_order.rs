@@ -1,0 +1,165 @@
+//! The database's own commit order, when a history records it (`commit_order` on completions, which
+//! `check --transaction-order FILE` can also supply): white-box evidence for register version orders.
+//! Each key's writes are ordered by their transactions' positions, the assumption Elle's and adya's
+//! `transaction-order` make (a database installs a key's versions in its commit order; an adapter
+//! records a position only where its system makes that exact). What the order contradicts in the
+//! history itself is an `incompatible-order` anomaly: two transactions at one position (a commit order
+//! places each transaction once), a transaction the client saw fail that the database placed in its
+//! commit order, and a committed read of a value whose writer the order places after the reader (the
+//! reader saw a write before it was committed, or the order is wrong). What the order contradicts under a
+//! model (a read of a version it says was overwritten) is left to the dependency graph, as any other
+//! version order's consequences. This module owns the positions, the version edges they give and those
+//! contradictions; the version graph is `versions`'.
+
+use histories::OpType;
+use rustc_hash::FxHashMap;
+use serde_json::json;
+
+use super::versions::{Source, VersionEdge, Versions};
+use crate::explain::{case, facts};
+use crate::graph::TxnId;
+use crate::item::{Ext, ItemIndex, NO_TXN, value_text};
+use crate::result::Case;
+use crate::txn::Txns;
+
+/// Each transaction's position in the database's commit order, as its completion recorded it.
+pub(crate) struct CommitOrder {
+    position: Vec<Option<i64>>,
+    recorded: usize,
+}
+
+impl CommitOrder {
+    /// The positions the history's completions record.
+    pub(crate) fn new(txns: &Txns<'_>) -> CommitOrder {
+        let position: Vec<Option<i64>> =
+            txns.ids().map(|t| txns.completion(t).and_then(|op| op.commit_order)).collect();
+        let recorded = position.iter().filter(|p| p.is_some()).count();
+        CommitOrder { position, recorded }
+    }
+
+    /// How many transactions have a recorded position.
+    pub(crate) fn recorded(&self) -> usize {
+        self.recorded
+    }
+
+    /// The transaction's recorded position, if any.
+    pub(crate) fn position(&self, t: TxnId) -> Option<i64> {
+        self.position.get(t as usize).copied().flatten()
+    }
+
+    /// For each key, the version edges between its writes consecutive in the commit order: from the
+    /// value of each positioned writer to the value of the next (writers that failed, and writers at a
+    /// position another transaction shares, are left out: those contradictions are reported instead).
+    pub(crate) fn version_edges(
+        &self,
+        txns: &Txns<'_>,
+        ext: &[&[Ext]],
+        versions: &[Versions],
+    ) -> Vec<Vec<VersionEdge>> {
+        let shared = self.shared_positions();
+        let mut writes: Vec<Vec<(i64, TxnId, u32)>> = vec![Vec::new(); versions.len()];
+        for (t, exts) in ext.iter().enumerate() {
+            let t = t as TxnId;
+            let Some(p) = self.position(t) else { continue };
+            if txns.outcome(t) == OpType::Fail || shared.contains_key(&p) {
+                continue;
+            }
+            for e in exts.iter() {
+                if let Some(value) = e.write
+                    && let Some(id) = versions[e.key as usize].id(value)
+                {
+                    writes[e.key as usize].push((p, t, id));
+                }
+            }
+        }
+        writes
+            .into_iter()
+            .map(|mut ws| {
+                ws.sort_unstable();
+                ws.windows(2)
+                    .filter(|w| w[0].2 != w[1].2)
+                    .map(|w| (w[0].2, w[1].2, Source::CommitOrder(w[0].1, w[1].1)))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The positions two or more transactions share, with those transactions.
+    fn shared_positions(&self) -> FxHashMap<i64, Vec<TxnId>> {
+        let mut at: FxHashMap<i64, Vec<TxnId>> = FxHashMap::default();
+        for (t, p) in self.position.iter().enumerate() {
+            if let Some(p) = p {
+                at.entry(*p).or_default().push(t as TxnId);
+            }
+        }
+        at.retain(|_, ts| ts.len() > 1);
+        at
+    }
+
+    /// The `incompatible-order` anomalies: what the recorded order contradicts in the history itself.
+    pub(crate) fn contradictions(
+        &self,
+        txns: &Txns<'_>,
+        items: &ItemIndex<'_>,
+        ext: &[&[Ext]],
+        versions: &[Versions],
+    ) -> Vec<Case> {
+        let mut cases = Vec::new();
+        let mut shared: Vec<(i64, Vec<TxnId>)> = self.shared_positions().into_iter().collect();
+        shared.sort_unstable();
+        for (p, ts) in shared {
+            let names: Vec<String> = ts.iter().map(|&t| txns.name(t)).collect();
+            let text = format!(
+                "{} are all at position {p} of the database's commit order, which places each transaction once",
+                names.join(", ")
+            );
+            cases.push(case(txns, &ts, None, facts([("position", json!(p))]), text));
+        }
+        for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Fail) {
+            if let Some(p) = self.position(t) {
+                let text = format!(
+                    "{} failed, so it had no effect; yet the database placed it at position {p} of its commit order",
+                    txns.name(t)
+                );
+                cases.push(case(txns, &[t], None, facts([("position", json!(p))]), text));
+            }
+        }
+        for (t, exts) in ext.iter().enumerate() {
+            let t = t as TxnId;
+            let Some(pt) = self.position(t) else { continue };
+            if txns.outcome(t) != OpType::Ok {
+                continue;
+            }
+            for e in exts.iter() {
+                let Some(value) = e.read else { continue };
+                let kv = &versions[e.key as usize];
+                let Some(id) = kv.id(value) else { continue };
+                let w = kv.ext_writer[id as usize];
+                if w == NO_TXN || w == t {
+                    continue;
+                }
+                let Some(pw) = self.position(w) else { continue };
+                if pw > pt {
+                    let key = items.key(e.key);
+                    let text = format!(
+                        "{} read key {key} = {}, which {} wrote; yet the database's commit order places {} (position \
+                         {pw}) after {} (position {pt}): the reader saw a write before it was committed, or the order \
+                         is wrong",
+                        txns.name(t),
+                        value_text(value),
+                        txns.name(w),
+                        txns.name(w),
+                        txns.name(t),
+                    );
+                    let the_facts = facts([
+                        ("value", json!(value)),
+                        ("reader_position", json!(pt)),
+                        ("writer_position", json!(pw)),
+                    ]);
+                    cases.push(case(txns, &[w, t], Some(key), the_facts, text));
+                }
+            }
+        }
+        cases
+    }
+}
