@@ -4,7 +4,7 @@
 //! transaction writes in place and keeps an undo log for its rollback. This module knows nothing of
 //! isocheck; `system` plugs it in.
 //!
-//! [`Store::without_turns`] plants the defect a lock-free rewrite would have: no turn, so transactions
+//! [`TurnStore::without_turns`] plants the defect a lock-free rewrite would have: no turn, so transactions
 //! interleave and read each other's uncommitted writes (isocheck reports G1a, aborted reads, and more).
 
 use std::collections::BTreeMap;
@@ -29,7 +29,7 @@ struct State<K> {
 
 /// A store of lists and registers keyed by `K`.
 #[derive(Debug)]
-pub struct Store<K> {
+pub struct TurnStore<K> {
     state: Mutex<State<K>>,
     turn_free: Condvar,
     turns: bool,
@@ -51,26 +51,26 @@ enum Undo<K> {
 
 /// An open transaction: its id and undo log.
 #[derive(Debug)]
-pub struct Txn<K> {
+pub struct TurnTxn<K> {
     id: u64,
     undo: Vec<Undo<K>>,
 }
 
-impl<K: Ord + Clone> Store<K> {
+impl<K: Ord + Clone> TurnStore<K> {
     /// An empty store whose transactions take turns.
-    pub fn new() -> Store<K> {
-        Store::with_turns(true)
+    pub fn new() -> TurnStore<K> {
+        TurnStore::with_turns(true)
     }
 
     /// An empty store whose transactions do not take turns: the planted defect.
-    pub fn without_turns() -> Store<K> {
-        Store::with_turns(false)
+    pub fn without_turns() -> TurnStore<K> {
+        TurnStore::with_turns(false)
     }
 
-    fn with_turns(turns: bool) -> Store<K> {
+    fn with_turns(turns: bool) -> TurnStore<K> {
         let state =
             State { tables: Tables { lists: BTreeMap::new(), registers: BTreeMap::new() }, turn: None, next_txn: 1 };
-        Store { state: Mutex::new(state), turn_free: Condvar::new(), turns }
+        TurnStore { state: Mutex::new(state), turn_free: Condvar::new(), turns }
     }
 
     fn state(&self) -> MutexGuard<'_, State<K>> {
@@ -85,7 +85,7 @@ impl<K: Ord + Clone> Store<K> {
 
     /// Waits for the turn and begins a transaction; `waiting` is set while it waits, and `cancel` ends
     /// the wait.
-    pub fn begin(&self, waiting: &AtomicBool, cancel: &AtomicBool) -> Result<Txn<K>, Cancelled> {
+    pub fn begin(&self, waiting: &AtomicBool, cancel: &AtomicBool) -> Result<TurnTxn<K>, Cancelled> {
         let mut state = self.state();
         let id = state.next_txn;
         state.next_txn += 1;
@@ -101,11 +101,11 @@ impl<K: Ord + Clone> Store<K> {
             waiting.store(false, Ordering::Relaxed);
             state.turn = Some(id);
         }
-        Ok(Txn { id, undo: Vec::new() })
+        Ok(TurnTxn { id, undo: Vec::new() })
     }
 
     /// Appends to a list.
-    pub fn append(&self, txn: &mut Txn<K>, key: &K, element: i64) {
+    pub fn append(&self, txn: &mut TurnTxn<K>, key: &K, element: i64) {
         let mut state = self.state();
         let list = state.tables.lists.entry(key.clone()).or_default();
         txn.undo.push(Undo::List(key.clone(), Some(list.clone()).filter(|l| !l.is_empty())));
@@ -123,14 +123,14 @@ impl<K: Ord + Clone> Store<K> {
     }
 
     /// Writes a register; returns what it held.
-    pub fn write(&self, txn: &mut Txn<K>, key: &K, value: i64) -> Option<i64> {
+    pub fn write(&self, txn: &mut TurnTxn<K>, key: &K, value: i64) -> Option<i64> {
         let old = self.state().tables.registers.insert(key.clone(), value);
         txn.undo.push(Undo::Register(key.clone(), old));
         old
     }
 
     /// Deletes a register; returns what it held.
-    pub fn delete(&self, txn: &mut Txn<K>, key: &K) -> Option<i64> {
+    pub fn delete(&self, txn: &mut TurnTxn<K>, key: &K) -> Option<i64> {
         let old = self.state().tables.registers.remove(key);
         txn.undo.push(Undo::Register(key.clone(), old));
         old
@@ -143,12 +143,12 @@ impl<K: Ord + Clone> Store<K> {
     }
 
     /// Commits: the changes stay, the turn passes on.
-    pub fn commit(&self, txn: Txn<K>) {
+    pub fn commit(&self, txn: TurnTxn<K>) {
         self.end(txn.id);
     }
 
     /// Rolls back: the changes are undone, last first, and the turn passes on.
-    pub fn rollback(&self, txn: Txn<K>) {
+    pub fn rollback(&self, txn: TurnTxn<K>) {
         let mut state = self.state();
         for undo in txn.undo.into_iter().rev() {
             match undo {
@@ -171,9 +171,9 @@ impl<K: Ord + Clone> Store<K> {
     }
 }
 
-impl<K: Ord + Clone> Default for Store<K> {
-    fn default() -> Store<K> {
-        Store::new()
+impl<K: Ord + Clone> Default for TurnStore<K> {
+    fn default() -> TurnStore<K> {
+        TurnStore::new()
     }
 }
 
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn a_rollback_undoes_every_change_and_a_commit_keeps_them() {
-        let store: Store<u32> = Store::new();
+        let store: TurnStore<u32> = TurnStore::new();
         store.reset([(1, 10)]);
         let (waiting, cancel) = (AtomicBool::new(false), AtomicBool::new(false));
         let mut t = store.begin(&waiting, &cancel).unwrap();
@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn a_second_transaction_waits_for_the_turn_until_cancelled() {
-        let store: Store<u32> = Store::new();
+        let store: TurnStore<u32> = TurnStore::new();
         let (waiting, cancel) = (AtomicBool::new(false), AtomicBool::new(false));
         let first = store.begin(&waiting, &cancel).unwrap();
         cancel.store(true, Ordering::Relaxed);

@@ -11,23 +11,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use adapters::{AdapterError, Change, KillSwitch, Level, LevelSupport, Session, System, TxnError};
 use histories::{Key, Predicate, Rows};
 
-use crate::store::{Store, Txn};
+use crate::store::{TurnStore, TurnTxn};
 
 /// The store as a system under test.
 pub struct LockStore {
-    store: Arc<Store<Key>>,
+    store: Arc<TurnStore<Key>>,
     defect: bool,
 }
 
 impl LockStore {
     /// A correct store: transactions take turns.
     pub fn new() -> LockStore {
-        LockStore { store: Arc::new(Store::new()), defect: false }
+        LockStore { store: Arc::new(TurnStore::new()), defect: false }
     }
 
     /// The store with its planted defect: transactions do not take turns.
     pub fn without_turns() -> LockStore {
-        LockStore { store: Arc::new(Store::without_turns()), defect: true }
+        LockStore { store: Arc::new(TurnStore::without_turns()), defect: true }
     }
 }
 
@@ -79,14 +79,14 @@ struct Flags {
 }
 
 struct LockSession {
-    store: Arc<Store<Key>>,
-    txn: Option<Txn<Key>>,
+    store: Arc<TurnStore<Key>>,
+    txn: Option<TurnTxn<Key>>,
     flags: Arc<Flags>,
 }
 
 impl LockSession {
     /// The open transaction, or the error of a session that was killed (rolling back what it had).
-    fn txn(&mut self) -> Result<&mut Txn<Key>, TxnError> {
+    fn txn(&mut self) -> Result<&mut TurnTxn<Key>, TxnError> {
         if self.flags.killed.load(Ordering::Relaxed) {
             if let Some(txn) = self.txn.take() {
                 self.store.rollback(txn);
