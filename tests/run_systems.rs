@@ -147,3 +147,13 @@ fn postgres_serializable_survives_killed_backends() {
     assert!(history.contains(r#""f":"kill-connections""#), "the nemesis acted");
     assert!(lost(&json), "some transaction lost its connection: {json}");
 }
+
+#[test]
+fn sqlite_records_its_commit_order_so_a_register_run_orders_every_key() {
+    let (code, json, _dir) = run_json(&["--db", "sqlite", "--workload", "rw-register", "--txns", "600"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["stats"]["ordered_keys"], json["stats"]["keys"], "{}", json["stats"]);
+    assert_eq!(json["stats"]["blind_spots"], serde_json::json!([]), "{}", json["stats"]);
+    let placed = json["checked"]["commit_ordered"].as_u64().unwrap_or(0);
+    assert!(placed > 0 && placed <= json["run"]["ok"].as_u64().unwrap(), "writers placed: {placed}, {}", json["run"]);
+}

@@ -187,8 +187,11 @@ impl System for SqliteSystem {
             "DROP TABLE IF EXISTS lists;
              DROP TABLE IF EXISTS registers;
              DROP TABLE IF EXISTS records;
+             DROP TABLE IF EXISTS isocheck_commit_order;
              CREATE TABLE lists (k TEXT PRIMARY KEY, v TEXT NOT NULL) STRICT;
-             CREATE TABLE registers (k TEXT PRIMARY KEY, v INTEGER NOT NULL) STRICT;",
+             CREATE TABLE registers (k TEXT PRIMARY KEY, v INTEGER NOT NULL) STRICT;
+             CREATE TABLE isocheck_commit_order (n INTEGER NOT NULL) STRICT;
+             INSERT INTO isocheck_commit_order (n) VALUES (0);",
         )
         .map_err(unavailable)?;
         {
@@ -230,7 +233,14 @@ impl System for SqliteSystem {
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
         let conn = self.open(self.busy_timeout)?;
         let kill = Arc::new(SqliteKill { killed: AtomicBool::new(false), interrupt: conn.get_interrupt_handle() });
-        Ok(Box::new(Tracked::new(SqliteConn { conn: Some(conn), begin: self.begin, kill, committing: false })))
+        Ok(Box::new(Tracked::new(SqliteConn {
+            conn: Some(conn),
+            begin: self.begin,
+            kill,
+            committing: false,
+            wrote: false,
+            committed_at: None,
+        })))
     }
 }
 
@@ -241,6 +251,10 @@ struct SqliteConn {
     begin: SqliteBegin,
     kill: Arc<SqliteKill>,
     committing: bool,
+    /// Whether the open transaction ran a write statement (and so holds SQLite's one write lock).
+    wrote: bool,
+    /// The commit-order position the last commit took, if it wrote (see [`SqliteConn::commit`]).
+    committed_at: Option<i64>,
 }
 
 impl SqliteConn {
@@ -324,6 +338,7 @@ fn parse_list(text: &str) -> Result<Vec<i64>, TxnError> {
 
 impl Session for SqliteConn {
     fn begin(&mut self, _: Level) -> Result<(), TxnError> {
+        self.wrote = false;
         let sql = self.begin.sql();
         self.run(|c| c.execute_batch(sql))
     }
@@ -338,6 +353,7 @@ impl Session for SqliteConn {
     }
 
     fn append(&mut self, key: &Key, element: i64) -> Result<(), TxnError> {
+        self.wrote = true;
         self.run(|c| {
             c.prepare_cached(
                 "INSERT INTO lists (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = lists.v || ',' || excluded.v",
@@ -356,6 +372,7 @@ impl Session for SqliteConn {
     }
 
     fn write(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
+        self.wrote = true;
         self.run(|c| {
             c.prepare_cached(
                 "INSERT INTO registers (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
@@ -366,6 +383,7 @@ impl Session for SqliteConn {
     }
 
     fn insert(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
+        self.wrote = true;
         self.run(|c| {
             c.prepare_cached("INSERT INTO registers (k, v) VALUES (?1, ?2)")?.execute(params![key_text(key), value])
         })
@@ -373,6 +391,7 @@ impl Session for SqliteConn {
     }
 
     fn delete(&mut self, key: &Key) -> Result<bool, TxnError> {
+        self.wrote = true;
         self.run(|c| c.prepare_cached("DELETE FROM registers WHERE k = ?1")?.execute([key_text(key)])).map(|n| n > 0)
     }
 
@@ -396,11 +415,13 @@ impl Session for SqliteConn {
     }
 
     fn update_field(&mut self, key: &Key, field: usize, value: &[u8]) -> Result<bool, TxnError> {
+        self.wrote = true;
         let sql = format!("UPDATE records SET field{field} = ?2 WHERE k = ?1");
         self.run(|c| c.prepare_cached(&sql)?.execute(params![key_text(key), value])).map(|n| n > 0)
     }
 
     fn delete_where(&mut self, predicate: &Predicate) -> Result<Rows, TxnError> {
+        self.wrote = true;
         let (condition, values) = predicate_condition(predicate, |i| format!("?{i}"));
         let sql = format!("DELETE FROM registers WHERE {condition} RETURNING k, v");
         let rows: Vec<(String, i64)> = self.run(|c| {
@@ -410,6 +431,7 @@ impl Session for SqliteConn {
     }
 
     fn update_where(&mut self, predicate: &Predicate, change: Change) -> Result<Vec<(Key, i64, i64)>, TxnError> {
+        self.wrote = true;
         let (condition, mut values) = predicate_condition(predicate, |i| format!("?{}", i + 1));
         let (assign, amount) = match change {
             Change::Set(x) => ("?1", x),
@@ -423,11 +445,33 @@ impl Session for SqliteConn {
         rows.into_iter().map(|(k, new)| Ok((key_of_text(&k)?, change.value_seen(predicate, new)?, new))).collect()
     }
 
+    /// A transaction that wrote takes the next position in the commit order before COMMIT: it increments
+    /// a counter row while it holds SQLite's one write lock (taken at its first write statement and held
+    /// to its commit), so positions follow the order in which writers commit, and each key's versions
+    /// are installed in that order. A transaction that wrote nothing takes none (it installs nothing,
+    /// and taking the lock for it would make it conflict where it did not).
     fn commit(&mut self) -> Result<(), TxnError> {
+        self.committed_at = None;
+        let position = if std::mem::take(&mut self.wrote) {
+            let next = self.run(|c| {
+                c.prepare_cached("UPDATE isocheck_commit_order SET n = n + 1 RETURNING n")?
+                    .query_row([], |row| row.get(0))
+            })?;
+            Some(next)
+        } else {
+            None
+        };
         self.committing = true;
         let result = self.run(|c| c.execute_batch("COMMIT"));
         self.committing = false;
+        if result.is_ok() {
+            self.committed_at = position;
+        }
         result
+    }
+
+    fn commit_order(&self) -> Option<i64> {
+        self.committed_at
     }
 
     fn rollback(&mut self) -> Result<(), TxnError> {

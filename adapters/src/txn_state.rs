@@ -186,6 +186,10 @@ impl<C: Session> Session for Tracked<C> {
         }
     }
 
+    fn commit_order(&self) -> Option<i64> {
+        self.conn.commit_order()
+    }
+
     fn kill_switch(&self) -> Option<Arc<dyn KillSwitch>> {
         self.conn.kill_switch()
     }

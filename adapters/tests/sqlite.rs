@@ -211,3 +211,38 @@ fn sqlite_says_it_runs_one_writer_at_a_time_by_design_and_the_engine_does_not() 
     let global_lock = adapters::EngineSystem::new(Some(engine::Defect::GlobalLock));
     assert_eq!(global_lock.serialized_by_design(), None, "a planted global lock is a defect, not a design");
 }
+
+#[test]
+fn writers_take_positions_in_the_commit_order_and_readers_and_aborted_writers_none() {
+    let system = deferred();
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let mut a = begun(&system, Level::Serializable);
+    a.write(&k(1), 1).unwrap();
+    a.commit().unwrap();
+    let first = a.commit_order().expect("a writer takes a position");
+    let mut b = begun(&system, Level::Serializable);
+    b.append(&k(2), 7).unwrap();
+    b.commit().unwrap();
+    assert_eq!(b.commit_order(), Some(first + 1), "the next writer, the next position");
+
+    a.begin(Level::Serializable).unwrap();
+    assert_eq!(a.read(&k(1)).unwrap(), Some(1));
+    a.commit().unwrap();
+    assert_eq!(a.commit_order(), None, "a reader installs nothing and takes no position");
+
+    // A stale writer is refused (SQLITE_BUSY_SNAPSHOT): no commit, no position, and the next writer's
+    // position follows the last commit's.
+    let mut stale = begun(&system, Level::Serializable);
+    assert_eq!(stale.read(&k(1)).unwrap(), Some(1));
+    b.begin(Level::Serializable).unwrap();
+    b.write(&k(1), 2).unwrap();
+    b.commit().unwrap();
+    assert_eq!(b.commit_order(), Some(first + 2));
+    assert_aborted(stale.write(&k(1), 3), "SQLITE_BUSY_SNAPSHOT");
+    assert_aborted(stale.commit(), "in-failed-transaction");
+    assert_eq!(stale.commit_order(), None);
+    a.begin(Level::Serializable).unwrap();
+    a.write(&k(1), 4).unwrap();
+    a.commit().unwrap();
+    assert_eq!(a.commit_order(), Some(first + 3));
+}
