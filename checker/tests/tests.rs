@@ -3,7 +3,7 @@
 //! list-append checker (`list_append`), the rw-register checker (`rw_register`), predicate reads
 //! (`closed_predicate`), histories of completions alone (`completion_only`), workload detection
 //! (`workload`), the saved Jepsen and PostgreSQL histories (`elle_histories`,
-//! `postgres_15_serializable`), property tests against the serial reference executor
+//! `postgres_15_serializable`), their results pinned byte for byte (`golden`), property tests against the serial reference executor
 //! (`serial_property`, `serial_register_property`), and the exhaustive oracle (`oracle`; its long form
 //! is `ISOCHECK_ORACLE_CASES=100000 cargo test --release -p checker --test tests -- --ignored oracle::`).
 //! No test sets an environment variable or a global; `oracle` only reads `ISOCHECK_ORACLE_*`.
@@ -13,6 +13,7 @@ mod support;
 mod closed_predicate;
 mod completion_only;
 mod elle_histories;
+mod golden;
 mod list_append;
 mod oracle;
 mod postgres_15_serializable;

@@ -1,0 +1,138 @@
+//! Golden results: every saved history in `testdata/` and `examples/` (the Elle ones included), and a few
+//! seeded generated ones, checked under several option sets, and the whole result JSON (verdict,
+//! anomalies with their cycles, steps and explanations, the models ruled out, statistics) compared byte for
+//! byte with the output committed in `testdata/golden/`. This is what proves a change made for speed
+//! changed no verdict and no word: any difference fails, naming the file and the first differing line.
+//!
+//! After a change that is meant to alter a result, rewrite the expected outputs with
+//! `ISOCHECK_BLESS=1 cargo test -p checker --test tests golden::` and review the diff like code.
+
+use std::path::{Path, PathBuf};
+
+use checker::{Inference, Options, check};
+use generators::serial::{Schedule, SerialRun};
+use generators::{ListAppend, Params, RwRegister};
+use histories::History;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The option sets a history is checked under, by the name its golden file carries.
+fn option_sets(register: bool) -> Vec<(&'static str, Options)> {
+    let models = |m: &[&str]| Options::new(&m.iter().map(|s| s.to_string()).collect::<Vec<_>>(), &[]).expect("models");
+    let mut sets = vec![
+        ("strict-serializable", models(&["strict-serializable"])),
+        ("serializable", models(&["serializable"])),
+        ("snapshot-isolation", models(&["snapshot-isolation", "repeatable-read"])),
+        ("read-committed", models(&["read-committed"])),
+    ];
+    if register {
+        let both = Inference { wfr_keys: true, linearizable_keys: true, sequential_keys: false };
+        let sequential = Inference { sequential_keys: true, ..Inference::default() };
+        sets.push(("wfr-linearizable-keys", models(&["strict-serializable"]).with_inference(both)));
+        sets.push(("sequential-keys", models(&["serializable"]).with_inference(sequential)));
+    }
+    sets
+}
+
+/// Checks `history` under every option set and compares each result with `testdata/golden/NAME.SET.json`,
+/// or writes it there when `ISOCHECK_BLESS` is set. Returns the mismatches, so one run names them all.
+fn compare(name: &str, history: &History, register: bool) -> Vec<String> {
+    let bless = std::env::var_os("ISOCHECK_BLESS").is_some();
+    let mut mismatches = Vec::new();
+    for (set, options) in option_sets(register) {
+        let result = check(history, &options).unwrap_or_else(|e| panic!("{name} under {set}: {e}"));
+        let got = serde_json::to_string_pretty(&result).expect("a result serializes") + "\n";
+        let path = root().join("testdata/golden").join(format!("{name}.{set}.json"));
+        if bless {
+            std::fs::write(&path, &got).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (ISOCHECK_BLESS=1 writes it)", path.display()));
+        if got != expected {
+            let line = got
+                .lines()
+                .zip(expected.lines())
+                .position(|(a, b)| a != b)
+                .map_or_else(|| got.lines().count().min(expected.lines().count()) + 1, |i| i + 1);
+            mismatches.push(format!("{}: differs from line {line}", path.display()));
+        }
+    }
+    mismatches
+}
+
+/// Every history file kept in the repository for checking: `testdata/*/*.{jsonl,edn,json}` (run.json
+/// files aside) and `examples/*.jsonl`.
+fn saved_histories() -> Vec<(String, PathBuf)> {
+    let mut found = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("testdata"))
+        .expect("testdata/")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.is_dir() && !p.ends_with("golden"))
+        .collect();
+    dirs.push(root().join("examples"));
+    for dir in dirs {
+        let prefix = dir.file_name().and_then(|n| n.to_str()).expect("a UTF-8 name").to_string();
+        for entry in std::fs::read_dir(&dir).expect("a directory") {
+            let path = entry.expect("a directory entry").path();
+            let file = path.file_name().and_then(|n| n.to_str()).expect("a UTF-8 name").to_string();
+            let history = ["jsonl", "edn", "json"].iter().any(|ext| path.extension().is_some_and(|e| e == *ext));
+            if path.is_file() && history && !file.ends_with(".run.json") {
+                let stem = file.rsplit_once('.').map_or(file.as_str(), |(stem, _)| stem);
+                found.push((format!("{prefix}-{stem}"), path));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn every_saved_history_checks_exactly_as_its_golden_result_says() {
+    let saved = saved_histories();
+    let names: Vec<&str> = saved.iter().map(|(name, _)| name.as_str()).collect();
+    // The list itself is pinned, so a history added or lost is noticed here too.
+    assert_eq!(
+        names,
+        [
+            "elle-huge-scc",
+            "elle-paper-example",
+            "elle-readme-example",
+            "elle-si-without-g-single",
+            "examples-read-only-anomaly",
+            "examples-realtime-g1a-g1c",
+            "examples-write-skew",
+            "postgres-15-serializable-B-s1059",
+            "postgres-15-serializable-E-s3103",
+            "postgres-15-serializable-E-s3108",
+            "postgres-15-serializable-E-s3292",
+            "replays-read-skews",
+            "replays-write-skews",
+            "rw-register-ssi-off",
+            "rw-register-ssi-off-blind",
+            "shrink-ssi-off-g2-item",
+        ]
+    );
+    let mut mismatches = Vec::new();
+    for (name, path) in &saved {
+        let history = histories::read_file(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let register = name.starts_with("rw-register");
+        mismatches.extend(compare(name, &history, register));
+    }
+    assert!(mismatches.is_empty(), "results changed:\n{}", mismatches.join("\n"));
+}
+
+#[test]
+fn seeded_generated_histories_with_aborts_and_lost_outcomes_check_as_their_golden_results_say() {
+    let params = Params { key_count: 6, min_txn_len: 1, max_txn_len: 4, max_writes_per_key: 16, ..Params::default() };
+    let schedule = Schedule { clients: 5, max_overlap: 4, fail_fraction: 0.1, info_fraction: 0.05 };
+    let appends: Vec<_> = ListAppend::new(params, 7).expect("valid parameters").take(1500).collect();
+    let registers: Vec<_> = RwRegister::new(params, 7).expect("valid parameters").take(1500).collect();
+    let list_append = SerialRun::with_schedule(&appends, 7, schedule).history;
+    let rw_register = SerialRun::with_schedule(&registers, 7, schedule).history;
+    let mut mismatches = compare("generated-list-append-s7", &list_append, false);
+    mismatches.extend(compare("generated-rw-register-s7", &rw_register, true));
+    assert!(mismatches.is_empty(), "results changed:\n{}", mismatches.join("\n"));
+}
