@@ -8,7 +8,7 @@ use crate::error::{HistoryError, Problem};
 use crate::leniency::Leniency;
 use crate::op::{Op, OpType};
 use crate::position::Position;
-use crate::well_formed::{self, Pairing, ParsedOp, UNKNOWN};
+use crate::well_formed::{self, Pairing, ParsedOp, ParsedOps, UNKNOWN};
 
 /// Operations in history order, invocations paired with completions.
 #[derive(Debug, Clone, Default)]
@@ -73,8 +73,10 @@ impl History {
     /// Builds a history from operations made in memory (by a runner or a test), checking the same rules
     /// as a file; each operation's index and process are taken as given.
     pub fn from_ops(ops: Vec<Op>) -> Result<History, (Position, Problem)> {
-        let parsed =
-            ops.into_iter().map(|op| ParsedOp { index: Some(op.index), process: Some(op.process), op }).collect();
+        let mut parsed = ParsedOps::with_capacity(ops.len());
+        for op in ops {
+            parsed.push(ParsedOp { index: Some(op.index), process: Some(op.process), op });
+        }
         well_formed::settle(parsed)
     }
 

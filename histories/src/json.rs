@@ -4,7 +4,9 @@
 //! across operations are [`crate::well_formed`]'s.
 
 use std::fmt;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
@@ -14,46 +16,123 @@ use crate::error::Problem;
 use crate::mop::{MaybeRows, Mops};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::{LineIndex, Position};
-use crate::well_formed::ParsedOp;
+use crate::well_formed::{ParsedOp, ParsedOps};
 
 /// A problem at a position, before the file name is attached.
 pub(crate) type Located = (Position, Problem);
 
-/// Reads JSON Lines: one operation object on each non-blank line.
-pub(crate) fn read_lines(text: &str) -> Result<Vec<ParsedOp>, Located> {
-    let mut ops = Vec::with_capacity(text.len() / 96);
-    for (i, line) in text.split('\n').enumerate() {
-        if let Some(op) = parse_line(line, i as u32 + 1)? {
+/// Bytes of a stream read and parsed at a time: enough to keep every core busy, little enough that a
+/// large history is never held whole as text.
+const BLOCK: usize = 16 << 20;
+
+/// Bytes of whole lines one core parses as a piece of a block.
+const PIECE: usize = 512 << 10;
+
+/// Reads JSON Lines: one operation object on each non-blank line, the lines parsed on all cores.
+pub(crate) fn read_lines(text: &str) -> Result<ParsedOps, Located> {
+    let mut ops = ParsedOps::with_capacity(text.len() / 150);
+    read_block(text, 0, PIECE, &mut ops)?;
+    Ok(ops)
+}
+
+/// Reads JSON Lines from a stream in large blocks, each cut after its last newline and its lines parsed
+/// on all cores, so a large file is never held whole in memory. An error is the one a line-by-line
+/// reading meets first: invalid UTF-8 is refused with its line and its byte offset in the stream, after
+/// any error on the lines before it.
+pub(crate) fn read_lines_from(input: impl Read) -> Result<ParsedOps, StreamError> {
+    read_lines_in_blocks(input, BLOCK, PIECE)
+}
+
+/// [`read_lines_from`] with blocks of `block` bytes cut into pieces of `piece` bytes.
+fn read_lines_in_blocks(mut input: impl Read, block: usize, piece: usize) -> Result<ParsedOps, StreamError> {
+    let mut parsed = ParsedOps::default();
+    let mut buf: Vec<u8> = Vec::with_capacity(block + piece);
+    // Lines before `buf`, and its byte offset in the stream.
+    let mut lines_before = 0u32;
+    let mut offset = 0u64;
+    let mut ended = false;
+    loop {
+        let mut want = block;
+        let cut = loop {
+            if !ended && buf.len() < want {
+                let room = (want - buf.len()) as u64;
+                let read = input.by_ref().take(room).read_to_end(&mut buf).map_err(StreamError::Io)?;
+                ended = (read as u64) < room;
+            }
+            match memchr::memrchr(b'\n', &buf) {
+                _ if ended => break buf.len(),
+                Some(last) => break last + 1,
+                // A line longer than a block: read on until it ends.
+                None => want = buf.len() + block,
+            }
+        };
+        if cut == 0 {
+            parsed.shrink_to_fit();
+            return Ok(parsed);
+        }
+        let block = &buf[..cut];
+        let (text, invalid) = match std::str::from_utf8(block) {
+            Ok(text) => (text, None),
+            Err(e) => {
+                let valid = e.valid_up_to();
+                let line_start = memchr::memrchr(b'\n', &block[..valid]).map_or(0, |i| i + 1);
+                // The lines before the invalid one are read first: an error there comes first.
+                let text = std::str::from_utf8(&block[..line_start]).expect("a prefix of the valid part");
+                (text, Some((line_start, valid)))
+            }
+        };
+        read_block(text, lines_before, piece, &mut parsed).map_err(StreamError::Malformed)?;
+        if let Some((line_start, valid)) = invalid {
+            let line = lines_before + line_count(text) + 1;
+            let at = Position::new(line, (valid - line_start) as u32 + 1);
+            let problem = Problem::InvalidUtf8 { offset: offset + valid as u64, byte: block[valid] };
+            return Err(StreamError::Malformed((at, problem)));
+        }
+        lines_before += line_count(text);
+        offset += cut as u64;
+        buf.drain(..cut);
+    }
+}
+
+/// The newlines in `text`.
+fn line_count(text: &str) -> u32 {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count() as u32
+}
+
+/// Parses the lines of `text`, which starts `lines_before` lines into its file, after the operations
+/// in `into`: cut into pieces of whole lines, parsed on all cores, and put back in order; an error is
+/// the first line's that has one.
+fn read_block(text: &str, lines_before: u32, piece: usize, into: &mut ParsedOps) -> Result<(), Located> {
+    let mut pieces: Vec<(&str, u32)> = Vec::with_capacity(text.len() / piece + 1);
+    let mut rest = text;
+    let mut first_line = lines_before;
+    while !rest.is_empty() {
+        let end = match rest.len() <= piece {
+            true => rest.len(),
+            false => memchr::memchr(b'\n', &rest.as_bytes()[piece..]).map_or(rest.len(), |i| piece + i + 1),
+        };
+        let (lines, after) = rest.split_at(end);
+        pieces.push((lines, first_line));
+        first_line += line_count(lines);
+        rest = after;
+    }
+    let parsed: Vec<Result<ParsedOps, Located>> =
+        pieces.into_par_iter().map(|(lines, first_line)| read_piece(lines, first_line)).collect();
+    for piece in parsed {
+        into.append(&mut piece?);
+    }
+    Ok(())
+}
+
+/// Parses the lines of one piece, which starts `lines_before` lines into its file.
+fn read_piece(piece: &str, lines_before: u32) -> Result<ParsedOps, Located> {
+    let mut ops = ParsedOps::with_capacity(piece.len() / 150);
+    for (i, line) in piece.split('\n').enumerate() {
+        if let Some(op) = parse_line(line, lines_before + i as u32 + 1)? {
             ops.push(op);
         }
     }
     Ok(ops)
-}
-
-/// Reads JSON Lines from a stream, a line at a time, so a large file is never held whole in memory.
-/// Invalid UTF-8 is refused with its line and its byte offset in the stream.
-pub(crate) fn read_lines_from(mut input: impl std::io::BufRead) -> Result<Vec<ParsedOp>, StreamError> {
-    let mut ops = Vec::new();
-    let mut line = Vec::new();
-    let mut number = 0u32;
-    let mut offset = 0u64;
-    loop {
-        line.clear();
-        let read = input.read_until(b'\n', &mut line).map_err(StreamError::Io)?;
-        if read == 0 {
-            return Ok(ops);
-        }
-        number += 1;
-        let text = std::str::from_utf8(&line).map_err(|e| {
-            let at = Position::new(number, e.valid_up_to() as u32 + 1);
-            let problem = Problem::InvalidUtf8 { offset: offset + e.valid_up_to() as u64, byte: line[e.valid_up_to()] };
-            StreamError::Malformed((at, problem))
-        })?;
-        if let Some(op) = parse_line(text.trim_end_matches('\n'), number).map_err(StreamError::Malformed)? {
-            ops.push(op);
-        }
-        offset += read as u64;
-    }
 }
 
 /// Why a streamed read stopped.
@@ -430,5 +509,78 @@ impl<'de> Visitor<'de> for ProcessSeed {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<Process>, E> {
         if v == "nemesis" { Ok(Some(Process::Nemesis)) } else { Err(E::invalid_value(de::Unexpected::Str(v), &self)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The operations a reading produced, or its error, in a form to compare.
+    fn outcome(read: Result<ParsedOps, Located>) -> Result<Vec<String>, String> {
+        match read {
+            Ok(parsed) => {
+                let history = crate::well_formed::settle(parsed).map_err(|(at, p)| format!("{at}: {p}"))?;
+                Ok(history.ops().iter().map(|op| format!("{}@{} {}", op.index, op.at, serde_json::json!(op))).collect())
+            }
+            Err((at, problem)) => Err(format!("{at}: {problem}")),
+        }
+    }
+
+    /// Reads `bytes` as a stream in every block and piece size from a few bytes up, and as one text.
+    fn every_cut(bytes: &[u8]) -> Vec<Result<Vec<String>, String>> {
+        let mut outcomes = Vec::new();
+        for block in [1, 7, 40, 97, 1 << 20] {
+            for piece in [1, 13, 64, 1 << 20] {
+                let read = read_lines_in_blocks(bytes, block, piece).map_err(|e| match e {
+                    StreamError::Io(e) => panic!("reading memory: {e}"),
+                    StreamError::Malformed(located) => located,
+                });
+                outcomes.push(outcome(read));
+            }
+        }
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            outcomes.push(outcome(read_lines(text)));
+        }
+        outcomes
+    }
+
+    const OPS: &str = concat!(
+        r#"{"type": "invoke", "process": 0, "value": [["append", "x", 1], ["r", "y", null]]}"#,
+        "\r\n\n   \n",
+        r#"  {"type": "ok", "process": 0, "value": [["append", "x", 1], ["r", "y", [1, 2]]]}"#,
+        "\n",
+        r#"{"type": "invoke", "process": 1, "value": [["append", "y", 1], ["append", "y", 2]]}"#,
+        "\n",
+        r#"{"type": "ok", "process": 1, "value": [["append", "y", 1], ["append", "y", 2]]}"#,
+    );
+
+    #[test]
+    fn every_block_and_piece_size_reads_the_same_operations_at_the_same_lines() {
+        let outcomes = every_cut(OPS.as_bytes());
+        let first = outcomes[0].clone().expect("the operations read");
+        assert_eq!(first.len(), 4);
+        assert!(first[1].starts_with("1@4:3 "), "{}", first[1]);
+        assert!(first[3].starts_with("3@6:1 "), "{}", first[3]);
+        assert!(outcomes.iter().all(|o| *o == Ok(first.clone())));
+        let with_newline = format!("{OPS}\n");
+        assert!(every_cut(with_newline.as_bytes()).iter().all(|o| *o == Ok(first.clone())));
+    }
+
+    #[test]
+    fn every_block_and_piece_size_reports_the_first_error_of_a_line_by_line_reading() {
+        // A syntax error on line 4 comes before invalid UTF-8 on line 5 and a bad micro-op on line 6.
+        let mut bytes = OPS.as_bytes().to_vec();
+        bytes.extend_from_slice(b"\n{\"type\": \"ok\" \"process\": 2}\n{\"type\": \"ok\", \"f\": \"\xff\"}\n");
+        let outcomes = every_cut(&bytes);
+        let expected = "7:15: expected `,` or `}`";
+        assert!(outcomes.iter().all(|o| o.as_ref().is_err_and(|e| e == expected)), "{outcomes:?}");
+        // With the syntax error gone, the invalid UTF-8 is reported, at its line, column and offset.
+        let fixed: Vec<u8> = String::from_utf8_lossy(&bytes).replace(r#""ok" "process""#, r#""ok", "process""#).into();
+        let fixed = [&fixed[..fixed.len() - 6], b"\xff\"}\n"].concat();
+        let offset = fixed.len() - 4;
+        let outcomes = every_cut(&fixed);
+        let expected = format!("8:22: invalid UTF-8 at byte offset {offset} (byte 0xff)");
+        assert!(outcomes.iter().all(|o| o.as_ref().is_err_and(|e| e.starts_with(&expected))), "{outcomes:?}");
     }
 }

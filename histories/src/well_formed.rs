@@ -26,15 +26,61 @@ pub(crate) struct ParsedOp {
     pub op: Op,
 }
 
+/// Operations as read, in file order, kept apart from the index and process each gave, so that
+/// settling them moves no operation: a history of millions is never held twice.
+#[derive(Debug, Default)]
+pub(crate) struct ParsedOps {
+    /// The operations (their `index` and `process` are placeholders until [`settle`] fills them).
+    ops: Vec<Op>,
+    /// The index each gave, if any.
+    indices: Vec<Option<u64>>,
+    /// The process each gave, if any.
+    processes: Vec<Option<Process>>,
+}
+
+impl ParsedOps {
+    /// Room for `n` operations.
+    pub fn with_capacity(n: usize) -> ParsedOps {
+        ParsedOps { ops: Vec::with_capacity(n), indices: Vec::with_capacity(n), processes: Vec::with_capacity(n) }
+    }
+
+    /// Adds an operation after the others.
+    pub fn push(&mut self, parsed: ParsedOp) {
+        self.ops.push(parsed.op);
+        self.indices.push(parsed.index);
+        self.processes.push(parsed.process);
+    }
+
+    /// Gives back the room grown beyond the operations read (for a large history, in place).
+    pub fn shrink_to_fit(&mut self) {
+        self.ops.shrink_to_fit();
+        self.indices.shrink_to_fit();
+        self.processes.shrink_to_fit();
+    }
+
+    /// Moves `other`'s operations after these, leaving it empty.
+    pub fn append(&mut self, other: &mut ParsedOps) {
+        self.ops.append(&mut other.ops);
+        self.indices.append(&mut other.indices);
+        self.processes.append(&mut other.processes);
+    }
+}
+
+impl From<Vec<ParsedOp>> for ParsedOps {
+    fn from(parsed: Vec<ParsedOp>) -> ParsedOps {
+        let mut ops = ParsedOps::with_capacity(parsed.len());
+        for p in parsed {
+            ops.push(p);
+        }
+        ops
+    }
+}
+
 /// Settles indices and processes, pairs invocations with completions, and checks the rules.
-pub(crate) fn settle(parsed: Vec<ParsedOp>) -> Result<History, Located> {
-    let mut ops = Vec::with_capacity(parsed.len());
-    let mut given = Vec::with_capacity(parsed.len());
-    for (position, p) in parsed.into_iter().enumerate() {
-        let mut op = p.op;
-        op.index = p.index.unwrap_or(position as u64);
-        given.push(p.process);
-        ops.push(op);
+pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
+    let ParsedOps { mut ops, indices, processes: given } = parsed;
+    for (position, (op, index)) in ops.iter_mut().zip(indices).enumerate() {
+        op.index = index.unwrap_or(position as u64);
     }
     check_unique_indices(&ops)?;
     let pairing = pair(&mut ops, &given)?;
@@ -230,12 +276,25 @@ fn check_key_types(ops: &[Op]) -> Result<(), Located> {
 /// Appended values, and written register values, must each be unique per key: Elle infers version
 /// orders from values, so a repeated value makes two versions indistinguishable.
 fn check_unique_writes(ops: &[Op], pairing: &Pairing) -> Result<(), Located> {
-    let mut appended: FxHashMap<(&Key, i64), Position> = FxHashMap::default();
-    let mut written: FxHashMap<(&Key, i64), Position> = FxHashMap::default();
     // Each transaction once: by its invoke, or by its completion when it has none.
     let transaction = |(i, op): &(usize, &Op)| {
         op.is_client() && (op.kind == OpType::Invoke || pairing.invoked_after.get(&(*i as u32)) == Some(&UNKNOWN))
     };
+    // Sized once: a history of millions of appends would otherwise rehash its table again and again.
+    let (mut appends, mut writes) = (0, 0);
+    for (_, op) in ops.iter().enumerate().filter(transaction) {
+        for mop in op.mops() {
+            match mop {
+                Mop::Append { .. } => appends += 1,
+                Mop::Write { .. } | Mop::Insert { .. } => writes += 1,
+                _ => {}
+            }
+        }
+    }
+    let mut appended: FxHashMap<(&Key, i64), Position> = FxHashMap::default();
+    appended.reserve(appends);
+    let mut written: FxHashMap<(&Key, i64), Position> = FxHashMap::default();
+    written.reserve(writes);
     for (_, op) in ops.iter().enumerate().filter(transaction) {
         for mop in op.mops() {
             let (seen, verb, key, value) = match mop {

@@ -14,8 +14,14 @@ use crate::cli::{CheckArgs, CheckFlags, OutputFormat, ReportFlags, WorkloadName}
 use crate::exit;
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
+    let started = std::time::Instant::now();
     let (history, source) = read_history(&args.file)?;
-    log::info!("read {} operations from {}", history.len(), findings::escape::terminal(&source));
+    log::info!(
+        "read {} operations from {} in {:.3} s",
+        history.len(),
+        findings::escape::terminal(&source),
+        started.elapsed().as_secs_f64()
+    );
     let history = match &args.transaction_order {
         None => history,
         Some(path) => {
