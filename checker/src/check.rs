@@ -73,7 +73,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: index.blind_spots(),
-                commit_ordered: 0,
+                commit_ordered: index.commit_ordered(),
                 numbered_writes: 0,
             };
             let explainer = ClosedPredicateExplainer::new(&index, &txns);

@@ -14,9 +14,8 @@
 //! Because so little order is visible, this module also says what it could not infer: the keys whose
 //! writes it could not order and the dependencies it never saw, as `blind_spots`.
 
-mod commit_order;
 mod explain;
-mod versions;
+pub(crate) mod versions;
 mod write_versions;
 
 use std::collections::BTreeMap;
@@ -32,7 +31,7 @@ use crate::options::{Inference, Workload};
 use crate::result::Case;
 use crate::txn::Txns;
 
-use commit_order::CommitOrder;
+use crate::commit_order::CommitOrder;
 pub use explain::RwRegisterExplainer;
 use versions::{CyclicVersions, Versions};
 use write_versions::WriteVersions;

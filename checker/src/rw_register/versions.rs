@@ -2,7 +2,7 @@
 //! register read shows one value, not the history before it, so each key's order is a graph of what can
 //! be shown, built from sources applied in turn. `initial-state`: `nil` precedes every value.
 //! `commit-order`, when the history records the database's own commit order: each key's writes in that
-//! order (see [`super::commit_order`]). `write-version`, when the history records the numbers the database
+//! order (see [`crate::commit_order`]). `write-version`, when the history records the numbers the database
 //! gave its writes: each key's committed writes in number order (see [`super::write_versions`]). With
 //! `--wfr-keys`, a committed transaction's external read precedes its external write of the key. With
 //! `--sequential-keys`, along each process (its committed transactions, in order), the last value one
@@ -22,8 +22,8 @@
 use histories::{Key, Mop, OpType, Process};
 use rustc_hash::FxHashMap;
 
-use super::commit_order::CommitOrder;
 use super::write_versions::WriteVersions;
+use crate::commit_order::CommitOrder;
 use crate::graph::TxnId;
 use crate::item::{Ext, KeyId, NO_TXN};
 use crate::options::Inference;
@@ -51,18 +51,7 @@ impl Source {
     pub(crate) fn reason(self, txns: &Txns<'_>, key: &Key) -> String {
         match self {
             Source::InitialState => "nil, the initial state, precedes every written value".to_string(),
-            Source::CommitOrder(a, b) => {
-                let position = |t: TxnId| {
-                    txns.completion(t).and_then(|op| op.commit_order).map_or_else(String::new, |p| p.to_string())
-                };
-                format!(
-                    "the database's commit order places {} (position {}) before {} (position {})",
-                    txns.name(a),
-                    position(a),
-                    txns.name(b),
-                    position(b)
-                )
-            }
+            Source::CommitOrder(a, b) => crate::commit_order::placed_before(txns, a, b),
             Source::WriteVersion(a, b) => {
                 let number = |t: TxnId| {
                     let mops = txns.completion(t).map(|op| op.mops()).unwrap_or_default();
