@@ -227,6 +227,11 @@ fn the_python_reference_program_over_sqlite_checks_valid() {
     for (args, code, json) in found {
         assert_eq!(code, 0, "{args}: {json}");
         assert_eq!(json["valid"], true, "{args}: {json}");
+        if args.contains("rw-register") {
+            // The program numbers its writes (`{"version": N}`): every key's committed writes are ordered.
+            assert!(json["checked"]["numbered_writes"].as_u64().unwrap_or(0) > 0, "{args}: {}", json["checked"]);
+            assert_eq!(json["stats"]["ordered_keys"], json["stats"]["keys"], "{args}: {}", json["stats"]);
+        }
         assert_eq!(json["run"]["info"], 0, "{args}: {json}");
         // How many commit is the machine's business (a busy machine makes SQLite busier: a bank run under
         // load committed 11 of 500); that the history checks valid is the program's.
