@@ -74,10 +74,55 @@ pub enum Command {
     ///
     /// Exit code: 0 written, 2 bad input or usage.
     Convert(ConvertArgs),
+    /// A local MariaDB Galera cluster on 127.0.0.1 for `--db galera` (MariaDB and galera-4): `up` starts
+    /// it and prints, last, the --url to use; `status` prints each node's cluster size, state and
+    /// readiness; `down` stops every process it started.
+    ///
+    /// Exit code: 0 done, 2 bad usage or a cluster that would not form (with the failing node's log).
+    Cluster(ClusterArgs),
     /// Serve the embedded engine over the exec protocol on standard input and output (docs/EXEC.md):
     /// what `--db exec --cmd 'isocheck serve-exec'` starts, for the tests.
     #[command(hide = true)]
     ServeExec(ServeExecArgs),
+}
+
+/// `isocheck cluster`.
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: ClusterAction,
+}
+
+/// `isocheck cluster up|status|down`.
+#[derive(Debug, Subcommand)]
+pub enum ClusterAction {
+    /// Start the nodes (the first bootstraps, the others join by rsync SST) and wait until every one is
+    /// Synced and ready; print the --url listing them, last.
+    Up {
+        /// The directory for the nodes' configs, data, logs and pids (created; must hold no cluster).
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// How many nodes.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=16))]
+        nodes: u16,
+        /// The first node's client port; node i (from 0) uses base+4i (client), +1 (group
+        /// communication), +2 (IST) and +3 (SST).
+        #[arg(long, default_value_t = 25700)]
+        base_port: u16,
+    },
+    /// Print each node's pid, wsrep_cluster_size, wsrep_local_state_comment and wsrep_ready.
+    Status {
+        /// The cluster's directory.
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// Stop every server and helper process (SST scripts, rsync) the cluster started; data stays.
+    Down {
+        /// The cluster's directory.
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 /// Flags of the hidden `isocheck serve-exec`.

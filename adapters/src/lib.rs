@@ -43,6 +43,7 @@
 
 mod engine_system;
 mod exec;
+pub mod galera_cluster;
 pub mod exec_protocol;
 pub mod exec_server;
 mod level;
@@ -56,6 +57,7 @@ mod txn_state;
 pub use self::postgres::PostgresSystem;
 pub use engine_system::EngineSystem;
 pub use exec::{ExecSystem, LOST_CAUSE};
+pub use galera_cluster::{ClusterError, GaleraCluster, NodeStatus};
 pub use level::{
     DOCUMENTED_BEHAVIOUR, DocumentedBehaviour, Level, LevelSupport, ParseLevelError, documented_behaviour,
 };
