@@ -151,6 +151,21 @@ impl Layout {
     }
 }
 
+/// How a crashed node rejoined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejoin {
+    /// From its recovered position (`UUID:SEQNO`), by incremental state transfer.
+    Ist {
+        /// The recovered position.
+        position: String,
+    },
+    /// By a full state snapshot transfer, since its data did not recover.
+    Sst {
+        /// InnoDB's errors on recovery.
+        why: String,
+    },
+}
+
 /// What one node says about itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NodeStatus {
@@ -200,7 +215,7 @@ impl std::fmt::Display for NodeStatus {
 }
 
 /// A cluster under a directory.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GaleraCluster {
     dir: PathBuf,
     layout: Layout,
@@ -303,11 +318,24 @@ impl GaleraCluster {
 
     /// Starts node `i` again after a crash, at the position its data recovers to
     /// (`mariadbd --wsrep-recover`, then `--wsrep-start-position`, so it rejoins by IST rather than a full
-    /// SST), and waits until it is Synced and ready in a cluster of every node.
-    pub fn restart_node(&self, i: usize) -> Result<(), ClusterError> {
-        let position = self.recover(i)?;
-        self.spawn(i, &[&format!("--wsrep-start-position={position}")])?;
-        self.wait_synced(i, self.layout.nodes.len())
+    /// SST), and waits until it is Synced and ready in a cluster of every node running. When InnoDB
+    /// cannot recover its data (it has refused a page as corrupt after SIGKILL here), the node starts
+    /// without a position and gets a full copy by SST; the answer says which.
+    pub fn restart_node(&self, i: usize) -> Result<Rejoin, ClusterError> {
+        let rejoin = match self.recover(i) {
+            Ok(position) => {
+                self.spawn(i, &[&format!("--wsrep-start-position={position}")])?;
+                Rejoin::Ist { position }
+            }
+            Err(ClusterError::NoRecoveredPosition { log_tail, .. }) => {
+                let why = log_tail.lines().filter(|l| l.contains("[ERROR]")).take(2).collect::<Vec<_>>().join(" / ");
+                self.spawn(i, &[])?;
+                Rejoin::Sst { why }
+            }
+            Err(e) => return Err(e),
+        };
+        self.wait_synced(i, 0)?;
+        Ok(rejoin)
     }
 
     /// SIGSTOPs node `i`'s server (a process that stops answering, as under a long GC pause or a VM stall).
@@ -353,13 +381,14 @@ impl GaleraCluster {
         Ok(())
     }
 
-    /// Waits until node `i` is Synced and ready in a cluster of `size`; an error with its log's tail if
-    /// it does not in time or its server exits.
+    /// Waits until node `i` is Synced and ready in a cluster of `size` (0: of every node whose server
+    /// runs); an error with its log's tail if it does not in time or its server exits.
     pub fn wait_synced(&self, i: usize, size: usize) -> Result<(), ClusterError> {
         let node = self.node(i)?;
         let started = Instant::now();
         loop {
             let status = self.node_status(i);
+            let size = if size == 0 { (0..self.layout.nodes.len()).filter(|&n| self.pid(n).is_some()).count() } else { size };
             if status.synced(size) {
                 return Ok(());
             }
@@ -428,7 +457,6 @@ impl GaleraCluster {
              innodb_autoinc_lock_mode=2\n\
              innodb_flush_log_at_trx_commit=0\n\
              innodb_buffer_pool_size=64M\n\
-             innodb_log_file_size=16M\n\
              wsrep_on=ON\n\
              wsrep_provider={GALERA_PROVIDER}\n\
              wsrep_cluster_name=isocheck\n\

@@ -61,6 +61,6 @@ pub use galera_cluster::{ClusterError, GaleraCluster, NodeStatus};
 pub use level::{
     DOCUMENTED_BEHAVIOUR, DocumentedBehaviour, Level, LevelSupport, ParseLevelError, documented_behaviour,
 };
-pub use mariadb::MariadbSystem;
+pub use mariadb::{GALERA_STATEMENT_TIMEOUT, GaleraOptions, MariadbSystem};
 pub use session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 pub use sqlite::{ParseSqliteBeginError, SqliteBegin, SqliteSystem};

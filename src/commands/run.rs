@@ -20,6 +20,7 @@ use crate::exit;
 use isocheck::judge::judge;
 use isocheck::run_summary::{RunSettings, run_summary};
 use isocheck::runner::nemesis::Fault;
+use isocheck::system_spec::SystemKind;
 use isocheck::runner::{self, Limit, RunConfig};
 
 /// Transactions in a run when neither --txns nor --duration is given.
@@ -198,6 +199,23 @@ fn nemesis(args: &RunArgs) -> anyhow::Result<Option<(Fault, std::time::Duration)
             Fault::Commands { break_cmd: b.clone(), heal_cmd: h.clone() }
         }
         (Some(NemesisName::Commands), _, _) => bail!("--nemesis commands needs --nemesis-cmd and --heal-cmd"),
+        (Some(node), None, _) => {
+            let spec = args.system.spec()?;
+            let name = nemesis_name(args).unwrap_or_default();
+            if spec.kind() != SystemKind::Galera {
+                bail!("--nemesis {name} faults the nodes of a Galera cluster: it needs --db galera");
+            }
+            let Some(dir) = spec.cluster_dir() else {
+                bail!("--nemesis {name} needs --cluster-dir DIR (the cluster's pids), not only a --url")
+            };
+            let cluster = adapters::GaleraCluster::open(dir)?;
+            match node {
+                NemesisName::KillNode => Fault::KillNode(cluster),
+                NemesisName::PauseNode => Fault::PauseNode(cluster),
+                _ => Fault::RestartCluster(cluster),
+            }
+        }
+        (Some(_), Some(_), _) => bail!("--nemesis-cmd goes with --nemesis commands"),
     };
     if args.nemesis_every.is_zero() {
         bail!("--nemesis-every must be longer than zero");
@@ -225,6 +243,9 @@ pub fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
 fn nemesis_name(args: &RunArgs) -> Option<String> {
     args.nemesis.map(|n| match n {
         NemesisName::KillConnections => "kill-connections".to_string(),
+        NemesisName::KillNode => "kill-node".to_string(),
+        NemesisName::PauseNode => "pause-node".to_string(),
+        NemesisName::RestartCluster => "restart-cluster".to_string(),
         NemesisName::Commands => format!(
             "commands ({} / {})",
             args.nemesis_cmd.as_deref().unwrap_or(""),
