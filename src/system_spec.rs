@@ -194,7 +194,14 @@ impl SystemSpec {
         {
             return Err(SpecError::MissingUrl { kind, var, shape });
         }
-        Ok(SystemSpec { kind, url: url.map(str::to_owned), defect, sqlite_begin, exec: None, galera: GaleraSpec::default() })
+        Ok(SystemSpec {
+            kind,
+            url: url.map(str::to_owned),
+            defect,
+            sqlite_begin,
+            exec: None,
+            galera: GaleraSpec::default(),
+        })
     }
 
     /// The spec of `--db galera`: its cluster directory (or the URL given) and options; neither a
@@ -342,7 +349,8 @@ mod tests {
             .and_then(|s| s.with_galera(GaleraSpec::default()));
         assert_eq!(galera, Err(SpecError::MissingCluster));
         let dir = GaleraSpec { cluster_dir: Some("/c".into()), ..GaleraSpec::default() };
-        let galera = SystemSpec::new(SystemKind::Galera, None, None, SqliteBegin::Deferred).and_then(|s| s.with_galera(dir));
+        let galera =
+            SystemSpec::new(SystemKind::Galera, None, None, SqliteBegin::Deferred).and_then(|s| s.with_galera(dir));
         assert_eq!(galera.map(|s| s.cluster_dir().map(|d| d.display().to_string())), Ok(Some("/c".to_string())));
         for kind in [SystemKind::Engine, SystemKind::Sqlite] {
             let spec = SystemSpec::new(kind, None, None, SqliteBegin::Immediate);

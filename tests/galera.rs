@@ -163,7 +163,8 @@ fn run_under(cluster: &GaleraCluster, nemesis: &str) -> (Vec<Value>, tempfile::T
 
 /// The nemesis ops named `f`, each with its node and no error.
 fn faults<'a>(ops: &'a [Value], f: &str) -> Vec<&'a Value> {
-    let done: Vec<&Value> = ops.iter().filter(|op| op["process"] == "nemesis" && op["f"] == f && op["type"] == "info").collect();
+    let done: Vec<&Value> =
+        ops.iter().filter(|op| op["process"] == "nemesis" && op["f"] == f && op["type"] == "info").collect();
     for op in &done {
         assert!(op["node"].as_str().is_some_and(|n| n.starts_with('n')), "{op}");
         assert!(op["value"].get("error").is_none(), "{op}");

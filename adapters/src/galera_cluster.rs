@@ -388,7 +388,8 @@ impl GaleraCluster {
         let started = Instant::now();
         loop {
             let status = self.node_status(i);
-            let size = if size == 0 { (0..self.layout.nodes.len()).filter(|&n| self.pid(n).is_some()).count() } else { size };
+            let size =
+                if size == 0 { (0..self.layout.nodes.len()).filter(|&n| self.pid(n).is_some()).count() } else { size };
             if status.synced(size) {
                 return Ok(());
             }
@@ -439,8 +440,7 @@ impl GaleraCluster {
         let node = &self.layout.nodes[i];
         let dir = self.node_dir(i);
         std::fs::create_dir_all(dir.join("data")).map_err(io("creating", &dir))?;
-        let members: Vec<String> =
-            self.layout.nodes.iter().map(|n| format!("127.0.0.1:{}", n.gcomm_port)).collect();
+        let members: Vec<String> = self.layout.nodes.iter().map(|n| format!("127.0.0.1:{}", n.gcomm_port)).collect();
         let user = self.layout.user.as_ref().map(|u| format!("user={u}\n")).unwrap_or_default();
         let d = dir.display();
         let config = format!(

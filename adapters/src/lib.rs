@@ -43,9 +43,9 @@
 
 mod engine_system;
 mod exec;
-pub mod galera_cluster;
 pub mod exec_protocol;
 pub mod exec_server;
+pub mod galera_cluster;
 mod level;
 mod mariadb;
 mod postgres;

@@ -257,7 +257,9 @@ impl MariadbSystem {
             for i in (0..n).map(|k| (first + k) % n) {
                 match Conn::new(self.nodes[i].opts.clone()) {
                     Ok(conn) => return Ok((i, conn)),
-                    Err(e) if n == 1 => return Err(AdapterError::Unavailable { system: self.name, message: e.to_string() }),
+                    Err(e) if n == 1 => {
+                        return Err(AdapterError::Unavailable { system: self.name, message: e.to_string() });
+                    }
                     Err(e) => errors.push(format!("{}: {e}", self.nodes[i].name)),
                 }
                 if self.affinity.is_some() {
@@ -286,7 +288,12 @@ impl MariadbSystem {
 /// A node's connection options from its URL: `mariadb://` read as `mysql://`, the session parameters
 /// of [`SESSION_PARAMS`] and `init` run in every session, a 10 s connect timeout unless the URL sets
 /// one, and `timeout` (Galera) for every read and write.
-fn node_opts(system: &'static str, url: &str, timeout: Option<Duration>, init: &[String]) -> Result<Opts, AdapterError> {
+fn node_opts(
+    system: &'static str,
+    url: &str,
+    timeout: Option<Duration>,
+    init: &[String],
+) -> Result<Opts, AdapterError> {
     // `mariadb://` says the same as `mysql://`, which is the only scheme the `mysql` crate knows.
     let url = match url.split_once("://") {
         Some((scheme, rest)) if scheme.eq_ignore_ascii_case("mariadb") => format!("mysql://{rest}"),

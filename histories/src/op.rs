@@ -296,7 +296,10 @@ mod tests {
     fn a_node_is_written_as_the_node_field_and_read_back() {
         let op = Op::txn(OpType::Ok, 1, Vec::new()).with_node(Some("n2"));
         assert_eq!(op.node(), Some("n2"));
-        assert_eq!(serde_json::to_string(&op).unwrap(), r#"{"index":0,"type":"ok","process":1,"f":"txn","value":[],"node":"n2"}"#);
+        assert_eq!(
+            serde_json::to_string(&op).unwrap(),
+            r#"{"index":0,"type":"ok","process":1,"f":"txn","value":[],"node":"n2"}"#
+        );
         assert_eq!(Op::txn(OpType::Ok, 1, Vec::new()).with_node(None).node(), None);
     }
 }

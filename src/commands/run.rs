@@ -20,8 +20,8 @@ use crate::exit;
 use isocheck::judge::judge;
 use isocheck::run_summary::{RunSettings, run_summary};
 use isocheck::runner::nemesis::Fault;
-use isocheck::system_spec::SystemKind;
 use isocheck::runner::{self, Limit, RunConfig};
+use isocheck::system_spec::SystemKind;
 
 /// Transactions in a run when neither --txns nor --duration is given.
 const DEFAULT_TXNS: u64 = 10_000;

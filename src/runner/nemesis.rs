@@ -134,8 +134,11 @@ pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, share
                 let kill = matches!(fault, Fault::KillNode(_));
                 let name = if kill { "restart-node" } else { "resume-node" };
                 record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
-                let done =
-                    if kill { cluster.restart_node(target).map(Some) } else { cluster.resume_node(target).map(|()| None) };
+                let done = if kill {
+                    cluster.restart_node(target).map(Some)
+                } else {
+                    cluster.resume_node(target).map(|()| None)
+                };
                 record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
             }
             Fault::KillConnections | Fault::RestartCluster(_) => {}
@@ -149,7 +152,9 @@ pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, share
 fn outcome(node: &str, done: Result<Option<Rejoin>, ClusterError>) -> serde_json::Value {
     match done {
         Ok(None) => serde_json::json!({ "node": node }),
-        Ok(Some(Rejoin::Ist { position })) => serde_json::json!({ "node": node, "rejoined": "ist", "position": position }),
+        Ok(Some(Rejoin::Ist { position })) => {
+            serde_json::json!({ "node": node, "rejoined": "ist", "position": position })
+        }
         Ok(Some(Rejoin::Sst { why })) => serde_json::json!({ "node": node, "rejoined": "sst", "recovery_failed": why }),
         Err(e) => serde_json::json!({ "node": node, "error": e.to_string() }),
     }
