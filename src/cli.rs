@@ -590,9 +590,9 @@ pub struct SystemFlags {
     #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
     pub exec_timeout: Duration,
     /// --db galera: the directory of a cluster `isocheck cluster up` started (its nodes are read from
-    /// it, and the node nemeses need its pids). Instead, --url may list the nodes:
+    /// it, and the node nemeses need its pids); default ISOCHECK_GALERA_DIR. Instead, --url may list the nodes:
     /// mysql://root@127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3/isocheck.
-    #[arg(long, value_name = "DIR", env = "ISOCHECK_GALERA_DIR")]
+    #[arg(long, value_name = "DIR")]
     pub cluster_dir: Option<PathBuf>,
 
     /// --db galera: put every client on this node (1 for the first), rather than round robin over all.

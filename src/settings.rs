@@ -10,6 +10,9 @@ use isocheck::workload_spec::{WorkloadKind, WorkloadSpec};
 
 use crate::cli::{self, ScenarioFlags, ShapeFlags, SystemFlags};
 
+/// The environment variable that gives `--cluster-dir` when the flag does not (`--db galera`).
+pub const GALERA_DIR_VAR: &str = "ISOCHECK_GALERA_DIR";
+
 /// Which systems a planted defect goes into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DefectScope {
@@ -62,7 +65,9 @@ impl SystemFlags {
                     .as_ref()
                     .map(|command| ExecCommand { command: command.clone(), timeout: self.exec_timeout });
                 let galera = GaleraSpec {
-                    cluster_dir: self.cluster_dir.clone(),
+                    cluster_dir: self.cluster_dir.clone().or_else(|| {
+                        std::env::var_os(GALERA_DIR_VAR).filter(|d| !d.is_empty()).map(std::path::PathBuf::from)
+                    }),
                     options: adapters::GaleraOptions {
                         affinity: self.node_affinity.map(|n| usize::from(n) - 1),
                         sync_wait: self.galera_sync_wait,

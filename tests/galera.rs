@@ -197,3 +197,45 @@ fn galera_pause_node_run_ends_records_the_fault_and_resumes_the_node() {
     assert_eq!(pauses.len(), faults(&ops, "resume-node").len(), "every paused node is resumed");
     assert_every_node_synced(&cluster);
 }
+
+#[test]
+fn node_nemeses_need_a_galera_cluster_directory() {
+    let engine = isocheck(&["run", "--txns", "10", "--nemesis", "kill-node"], None);
+    assert_eq!(engine.code, 2, "{}", engine.stderr);
+    assert!(
+        engine.stderr.contains("--nemesis kill-node faults the nodes of a Galera cluster: it needs --db galera"),
+        "{}",
+        engine.stderr
+    );
+    let url_only = crate::util::isocheck_with_env(
+        &[
+            "run",
+            "--txns",
+            "10",
+            "--db",
+            "galera",
+            "--url",
+            "mysql://root@127.0.0.1:1,127.0.0.1:2/x",
+            "--nemesis",
+            "pause-node",
+        ],
+        &[("ISOCHECK_GALERA_DIR", "")],
+    );
+    assert_eq!(url_only.code, 2, "{}", url_only.stderr);
+    assert!(url_only.stderr.contains("--nemesis pause-node needs --cluster-dir DIR"), "{}", url_only.stderr);
+    let nothing =
+        crate::util::isocheck_with_env(&["run", "--txns", "10", "--db", "galera"], &[("ISOCHECK_GALERA_DIR", "")]);
+    assert_eq!(nothing.code, 2, "{}", nothing.stderr);
+    assert!(nothing.stderr.contains("--db galera needs --cluster-dir DIR"), "{}", nothing.stderr);
+}
+
+#[test]
+fn cluster_commands_on_a_directory_without_a_cluster_exit_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for action in ["status", "down"] {
+        let out = isocheck(&["cluster", action, "--dir", dir.path().to_str().unwrap()], None);
+        assert_eq!(out.code, 2, "{action}: {}", out.stderr);
+        assert!(out.stderr.contains("not a cluster directory"), "{action}: {}", out.stderr);
+        assert!(out.stderr.contains(dir.path().to_str().unwrap()), "{action}: {}", out.stderr);
+    }
+}

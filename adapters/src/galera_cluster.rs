@@ -510,7 +510,8 @@ impl GaleraCluster {
         Ok(())
     }
 
-    /// Hands the directory to the servers' user, if they run as another.
+    /// Hands the directory to the servers' user, if they run as another, and checks that user can reach
+    /// it (every parent directory searchable).
     fn chown(&self) -> Result<(), ClusterError> {
         let Some(user) = &self.layout.user else { return Ok(()) };
         let status = Command::new("chown")
@@ -519,10 +520,22 @@ impl GaleraCluster {
             .arg(&self.dir)
             .status()
             .map_err(io("running chown on", &self.dir))?;
-        if status.success() {
+        if !status.success() {
+            return Err(ClusterError::Invalid(format!("chown -R {user} {} failed ({status})", self.dir.display())));
+        }
+        let reachable = Command::new("runuser")
+            .args(["-u", user, "--", "test", "-w"])
+            .arg(&self.dir)
+            .status()
+            .map_err(io("running runuser for", &self.dir))?;
+        if reachable.success() {
             Ok(())
         } else {
-            Err(ClusterError::Invalid(format!("chown -R {user} {} failed ({status})", self.dir.display())))
+            Err(ClusterError::Invalid(format!(
+                "the servers run as {user}, who cannot reach {}: a directory above it is not searchable by {user} \
+                 (choose a directory under /tmp, or chmod o+x its parents)",
+                self.dir.display()
+            )))
         }
     }
 
@@ -790,6 +803,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = GaleraCluster::open(dir.path()).unwrap_err();
         assert!(err.to_string().contains("not a cluster directory"), "{err}");
+    }
+
+    #[test]
+    fn a_node_that_is_not_running_is_an_error_naming_it_with_its_log_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let cluster = GaleraCluster { dir: dir.path().to_path_buf(), layout: Layout::new(2, 25700, None).unwrap() };
+        std::fs::create_dir_all(dir.path().join("n2")).unwrap();
+        let log: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(dir.path().join("n2/error.log"), log).unwrap();
+        let err = cluster.wait_synced(1, 2).unwrap_err().to_string();
+        assert!(err.starts_with("node n2 (port 25704) exited; last status: n2 port 25704 not running"), "{err}");
+        assert!(err.ends_with("line 11\nline 12\nline 13\nline 14\nline 15\nline 16\nline 17\nline 18\nline 19\nline 20\nline 21\nline 22\nline 23\nline 24\nline 25\nline 26\nline 27\nline 28\nline 29\nline 30"), "{err}");
+        assert!(!err.contains("line 10\n"), "{err}");
     }
 
     #[test]

@@ -93,6 +93,8 @@ pub fn execute(
     let mut workload_spec = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario)?;
     workload_spec.params.key_count = variation.key_count;
     workload_spec.params.max_txn_len = variation.max_txn_len;
+    // Checked before the system is opened: a nemesis that cannot work is bad usage, whatever the system.
+    let nemesis = nemesis(args)?;
     let system = spec.open()?;
     let support = system.level(args.isolation);
     if !support.is_runnable() {
@@ -113,7 +115,7 @@ pub fn execute(
         clients,
         limit,
         progress,
-        nemesis: nemesis(args)?,
+        nemesis,
         record: true,
     };
     let outcome = runner::run(&config)?;
