@@ -9,8 +9,9 @@
 //! [`crate::MariadbSystem`]'s, and when to inject a fault is the runner's nemesis's.
 //!
 //! Processes are found by pid: the pid each server was started with (`DIR/nX/server.pid`), and, for
-//! `down` and after a kill, every process whose command line names the cluster's directory or descends
-//! from a server (the SST scripts and the `rsync --daemon` they start, which outlive a failed join).
+//! `down` and after a kill, every server or state-transfer process whose command line names the
+//! cluster's directory or that descends from a server (the SST scripts and the `rsync --daemon` they
+//! start, which outlive a failed join).
 
 use std::io::{BufRead, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -722,19 +723,26 @@ fn wait_gone(pid: u32, timeout: Duration) -> bool {
     true
 }
 
-/// Every process (other than this one) whose command line mentions `dir`.
+/// Every server or state-transfer helper (`mariadbd`, `wsrep_sst_*`, `rsync`) other than this process
+/// whose command line mentions `dir`: never another program that merely names the directory (a run
+/// with `--cluster-dir`, a `tail -f` of a log).
 fn processes_naming(dir: &Path) -> Vec<u32> {
     let needle = dir.as_os_str().as_encoded_bytes();
+    let contains = |haystack: &[u8], needle: &[u8]| haystack.windows(needle.len()).any(|w| w == needle);
     let own = std::process::id();
     all_pids()
         .into_iter()
         .filter(|&pid| pid != own)
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|cmdline| cmdline.windows(needle.len()).any(|w| w == needle))
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+                contains(&cmdline, needle) && HELPERS.iter().any(|program| contains(&cmdline, program.as_bytes()))
+            })
         })
         .collect()
 }
+
+/// What the servers and their state transfers run: the processes `down` and `kill_node` look for.
+const HELPERS: [&str; 3] = ["mariadbd", "wsrep_sst", "rsync"];
 
 /// Every live process descending from `root`.
 fn descendants(root: u32) -> Vec<u32> {

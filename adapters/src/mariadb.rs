@@ -63,6 +63,13 @@ const GALERA: &str = "galera";
 /// than a run should hang.
 pub const GALERA_STATEMENT_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// How long a Galera connection that sets up tables waits for an answer.
+const GALERA_SETUP_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A Galera session's lock wait timeout (seconds), below [`GALERA_STATEMENT_TIMEOUT`], so that a
+/// statement waiting for a lock ends as 1205 rather than as a lost connection; a URL may set another.
+const GALERA_LOCK_WAIT_S: u32 = 10;
+
 /// How long a new Galera session keeps trying the nodes, in turn, before it reports none reachable.
 const GALERA_CONNECT_PATIENCE: Duration = Duration::from_secs(5);
 
@@ -170,8 +177,11 @@ impl MariadbSystem {
                 message: format!("node affinity {} names no node of the {} the URL lists", a + 1, urls.len()),
             });
         }
-        let init: Vec<String> =
+        let mut init: Vec<String> =
             options.sync_wait.map(|n| format!("SET SESSION wsrep_sync_wait = {n}")).into_iter().collect();
+        if !url.contains("innodb_lock_wait_timeout=") {
+            init.insert(0, format!("SET SESSION innodb_lock_wait_timeout = {GALERA_LOCK_WAIT_S}"));
+        }
         let mut nodes = Vec::with_capacity(urls.len());
         let mut first = None;
         let mut errors = Vec::new();
@@ -241,9 +251,45 @@ impl MariadbSystem {
         lock(&self.tables).current.as_ref().map(|t| (t.lists.clone(), t.registers.clone()))
     }
 
-    /// A connection for setting up tables: to the first node that answers.
+    /// A connection for setting up tables: to the first node that answers. On a cluster its timeouts
+    /// are [`GALERA_SETUP_TIMEOUT`]: DDL waits its turn in the cluster's total order, behind every write
+    /// set still being applied.
     fn conn(&self) -> Result<Conn, AdapterError> {
-        self.session_conn(0).map(|(_, conn)| conn)
+        if self.name != GALERA {
+            return self.session_conn(0).map(|(_, conn)| conn);
+        }
+        let mut errors = Vec::new();
+        for node in &self.nodes {
+            let opts = OptsBuilder::from_opts(node.opts.clone())
+                .read_timeout(Some(GALERA_SETUP_TIMEOUT))
+                .write_timeout(Some(GALERA_SETUP_TIMEOUT));
+            match Conn::new(opts) {
+                Ok(conn) => return Ok(conn),
+                Err(e) => errors.push(format!("{}: {e}", node.name)),
+            }
+        }
+        Err(AdapterError::Unavailable { system: self.name, message: errors.join("; ") })
+    }
+
+    /// Waits until every node that answers has applied the run's tables and initial rows (a read with
+    /// `wsrep_sync_wait = 1` waits for every write set committed before it): DDL and the rows were
+    /// applied on the node that ran them, and reach the others a moment later.
+    fn wait_for_tables(&self, tables: &Tables) -> Result<(), AdapterError> {
+        if self.name != GALERA {
+            return Ok(());
+        }
+        for node in &self.nodes {
+            let opts = OptsBuilder::from_opts(node.opts.clone())
+                .read_timeout(Some(GALERA_SETUP_TIMEOUT))
+                .write_timeout(Some(GALERA_SETUP_TIMEOUT));
+            // A node that is down gets the tables when it rejoins, before it accepts a session.
+            let Ok(mut conn) = Conn::new(opts) else { continue };
+            let sql = format!("SELECT COUNT(*) FROM {}", tables.registers);
+            conn.query_drop("SET SESSION wsrep_sync_wait = 1")
+                .and_then(|()| conn.query_drop(sql))
+                .map_err(|e| AdapterError::Unavailable { system: self.name, message: format!("{}: {e}", node.name) })?;
+        }
+        Ok(())
     }
 
     /// A connection to node `first`, or, while it cannot be reached, to the others in turn (for up to
@@ -467,6 +513,7 @@ impl System for MariadbSystem {
         .map_err(unavailable)?;
         // The tables exist from here: record them, so a failure below still drops them later.
         created.current = Some(tables.clone());
+        let written = tables.clone();
         let insert = format!("INSERT INTO {} (k, v) VALUES (?, ?)", tables.registers);
         conn.query_drop("START TRANSACTION").map_err(unavailable)?;
         for (key, value) in registers {
@@ -475,7 +522,8 @@ impl System for MariadbSystem {
                 message: format!("initial register {key}: {e}"),
             })?;
         }
-        conn.query_drop("COMMIT").map_err(unavailable)
+        conn.query_drop("COMMIT").map_err(unavailable)?;
+        self.wait_for_tables(&written)
     }
 
     fn prepare_records(&self, fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {
@@ -502,7 +550,11 @@ impl System for MariadbSystem {
                 .collect();
             conn.exec_drop(&insert, params).map_err(unavailable)?;
         }
-        conn.query_drop("COMMIT").map_err(unavailable)
+        conn.query_drop("COMMIT").map_err(unavailable)?;
+        match lock(&self.tables).current.clone() {
+            Some(tables) => self.wait_for_tables(&tables),
+            None => Ok(()),
+        }
     }
 
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
