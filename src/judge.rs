@@ -70,7 +70,7 @@ mod tests {
     use super::*;
     use crate::runner::workload::{Holds, TxnPlan};
 
-    /// A transaction source that ran nothing and reports fixed holds: 4 of 100 ms that spanned `busy`.
+    /// A transaction source that ran nothing and reports fixed holds: 40 of 10 ms that spanned `busy`.
     struct Held {
         busy: Duration,
     }
@@ -86,8 +86,8 @@ mod tests {
             None
         }
         fn holds(&self) -> Option<Holds> {
-            let hold = Duration::from_millis(100);
-            Some(Holds { hold, count: 4, busy: self.busy, slept: hold * 4 })
+            let hold = Duration::from_millis(10);
+            Some(Holds { hold, count: 40, busy: self.busy, slept: hold * 40 })
         }
     }
 

@@ -23,7 +23,7 @@ pub fn overlap_summary(
     let (clients, hold) = (config.clients, config.hold);
     let median = outcome.median();
     let verdict = timing::overlap_verdict(clients, clients as u64, hold, median);
-    let timing = HoldTiming { clients, hold, holds: clients as u64, elapsed: median };
+    let timing = HoldTiming { clients, hold, holds: clients as u64, elapsed: median, disjoint: None };
     let note = system.serialized_by_design();
     let ms = |d: Duration| (d.as_secs_f64() * 10_000.0).round() / 10.0;
     Ok(OverlapSummary {

@@ -127,38 +127,31 @@ pub(crate) const CAUGHT: [(&str, &str, Shows); 13] = [
 /// rw-register, showed in 10 runs of 10 with as few as one cycle). So that the claim is tested without
 /// hanging on one run's luck, a cell counts as caught when one of `ATTEMPTS` runs (seeds 1, 2, ...)
 /// catches it; a defect the default runs could not show fails every attempt.
-const ATTEMPTS: u64 = 3;
+pub(crate) const ATTEMPTS: u64 = 3;
 
-#[test]
-fn every_planted_defect_is_caught_by_the_default_run_of_every_workload_where_it_can_show() {
-    let mut pending: Vec<usize> = (0..CAUGHT.len()).collect();
+/// Runs cell `i`'s job (`job(i, seed)`: `isocheck run` flags) with seeds 1, 2, ... up to `ATTEMPTS`
+/// until `caught` holds of each cell's run (`caught(i, code, json)`), both cores busy; returns, for each
+/// cell no attempt caught, its last run's flags and findings.
+pub(crate) fn until_caught(
+    cells: usize,
+    job: impl Fn(usize, u64) -> Vec<String>,
+    caught: impl Fn(usize, i32, &Value) -> bool,
+) -> Vec<String> {
+    let mut pending: Vec<usize> = (0..cells).collect();
     let mut missed = Vec::new();
     for seed in 1..=ATTEMPTS {
-        let jobs: Vec<Vec<String>> = pending
-            .iter()
-            .map(|&i| {
-                let (defect, workload, _) = CAUGHT[i];
-                let flags = WORKLOADS.iter().find(|(name, _)| *name == workload).map(|(_, f)| *f).unwrap_or(&[]);
-                let mut args: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
-                args.extend(["--defect".into(), defect.to_string(), "--seed".into(), seed.to_string()]);
-                args
-            })
-            .collect();
-        let found = run_all(jobs, |args, code, json| {
-            let (anomalies, broken, flags) = (anomaly_types(json), broken_promises(json), flag_names(json));
-            (args.join(" "), code, anomalies, broken, flags)
-        });
+        let jobs = pending.iter().map(|&i| job(i, seed)).collect();
+        let found = run_all(jobs, |args, code, json| (args.join(" "), code, json.clone()));
         missed.clear();
         let mut still = Vec::new();
-        for (&i, (args, code, anomalies, broken, flags)) in pending.iter().zip(found) {
-            let caught = match CAUGHT[i].2 {
-                Shows::Invalid => code == 1 && (!anomalies.is_empty() || !broken.is_empty()),
-                Shows::Flag => !flags.is_empty(),
-            };
-            if !caught {
+        for (&i, (args, code, json)) in pending.iter().zip(found) {
+            if !caught(i, code, &json) {
                 still.push(i);
                 missed.push(format!(
-                    "{args}: exit {code}, anomalies {anomalies:?}, invariants {broken:?}, flags {flags:?}"
+                    "{args}: exit {code}, anomalies {:?}, invariants {:?}, flags {:?}",
+                    anomaly_types(&json),
+                    broken_promises(&json),
+                    flag_names(&json)
                 ));
             }
         }
@@ -167,6 +160,22 @@ fn every_planted_defect_is_caught_by_the_default_run_of_every_workload_where_it_
             break;
         }
     }
+    missed
+}
+
+#[test]
+fn every_planted_defect_is_caught_by_the_default_run_of_every_workload_where_it_can_show() {
+    let job = |i: usize, seed: u64| {
+        let (defect, workload, _) = CAUGHT[i];
+        let flags = WORKLOADS.iter().find(|(name, _)| *name == workload).map(|(_, f)| *f).unwrap_or(&[]);
+        let mut args: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+        args.extend(["--defect".into(), defect.to_string(), "--seed".into(), seed.to_string()]);
+        args
+    };
+    let missed = until_caught(CAUGHT.len(), job, |i, code, json| match CAUGHT[i].2 {
+        Shows::Invalid => code == 1 && (!anomaly_types(json).is_empty() || !broken_promises(json).is_empty()),
+        Shows::Flag => !flag_names(json).is_empty(),
+    });
     assert!(
         missed.is_empty(),
         "planted defects {ATTEMPTS} default runs each missed (the last run's findings):\n{}",

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::defaults::{CAUGHT, Shows, WORKLOADS, broken_promises, flag_names, run_all};
+use crate::defaults::{ATTEMPTS, CAUGHT, Shows, WORKLOADS, broken_promises, flag_names, run_all, until_caught};
 use crate::util::{self, anomaly_types, isocheck, run_json};
 
 /// `--cmd` for the engine served over the protocol, with these serve-exec flags.
@@ -79,10 +79,6 @@ const LIST_APPEND: [(&str, &[&str]); 4] = [
     ("non-atomic-commit", &["G-single-item"]),
 ];
 
-/// A cell counts as caught when one of this many runs (seeds 1, 2, ...) catches it, as `defaults.rs`
-/// counts its cells: whether a concurrent run shows a defect is a matter of chance, high for every cell.
-const ATTEMPTS: u64 = 3;
-
 #[test]
 fn every_planted_defect_is_caught_through_exec_as_in_process() {
     let named: Vec<&str> = LIST_APPEND.iter().map(|(d, _)| *d).chain(CAUGHT.iter().map(|(d, _, _)| *d)).collect();
@@ -103,35 +99,13 @@ fn every_planted_defect_is_caught_through_exec_as_in_process() {
         job.extend(["--seed".to_string(), seed.to_string()]);
         job
     };
-    let mut pending: Vec<usize> = (0..cells).collect();
-    let mut missed = Vec::new();
-    for seed in 1..=ATTEMPTS {
-        let jobs = pending.iter().map(|&i| job(i, seed)).collect();
-        let found = run_all(jobs, |args, code, json| {
-            (args.join(" "), code, anomaly_types(json), broken_promises(json), flag_names(json))
-        });
-        missed.clear();
-        let mut still = Vec::new();
-        for (&i, (args, code, anomalies, broken, flags)) in pending.iter().zip(found) {
-            let caught = match LIST_APPEND.get(i) {
-                Some((_, classes)) => code == 1 && classes.iter().any(|c| anomalies.contains(&c.to_string())),
-                None => match CAUGHT[i - LIST_APPEND.len()].2 {
-                    Shows::Invalid => code == 1 && (!anomalies.is_empty() || !broken.is_empty()),
-                    Shows::Flag => !flags.is_empty(),
-                },
-            };
-            if !caught {
-                still.push(i);
-                missed.push(format!(
-                    "{args}: exit {code}, anomalies {anomalies:?}, invariants {broken:?}, flags {flags:?}"
-                ));
-            }
-        }
-        pending = still;
-        if pending.is_empty() {
-            break;
-        }
-    }
+    let missed = until_caught(cells, job, |i, code, json| match LIST_APPEND.get(i) {
+        Some((_, classes)) => code == 1 && classes.iter().any(|c| anomaly_types(json).contains(&c.to_string())),
+        None => match CAUGHT[i - LIST_APPEND.len()].2 {
+            Shows::Invalid => code == 1 && (!anomaly_types(json).is_empty() || !broken_promises(json).is_empty()),
+            Shows::Flag => !flag_names(json).is_empty(),
+        },
+    });
     assert!(missed.is_empty(), "planted defects {ATTEMPTS} runs through exec each missed:\n{}", missed.join("\n"));
 }
 
@@ -253,6 +227,11 @@ fn the_python_reference_program_over_sqlite_checks_valid() {
     for (args, code, json) in found {
         assert_eq!(code, 0, "{args}: {json}");
         assert_eq!(json["valid"], true, "{args}: {json}");
+        if args.contains("rw-register") {
+            // The program numbers its writes (`{"version": N}`): every key's committed writes are ordered.
+            assert!(json["checked"]["numbered_writes"].as_u64().unwrap_or(0) > 0, "{args}: {}", json["checked"]);
+            assert_eq!(json["stats"]["ordered_keys"], json["stats"]["keys"], "{args}: {}", json["stats"]);
+        }
         assert_eq!(json["run"]["info"], 0, "{args}: {json}");
         // How many commit is the machine's business (a busy machine makes SQLite busier: a bank run under
         // load committed 11 of 500); that the history checks valid is the program's.

@@ -233,3 +233,26 @@ fn compare_runs_the_four_systems_side_by_side() {
     let mariadb_serializable = rows.iter().find(|r| r["db"] == "mariadb" && r["isolation"] == "serializable").unwrap();
     assert!(mariadb_serializable["anomalies"].as_array().unwrap().is_empty(), "{mariadb_serializable}");
 }
+
+#[test]
+fn mariadb_numbers_its_register_writes_so_a_register_run_orders_every_key() {
+    let Some(url) = mysql_url("mariadb_numbers_its_register_writes_so_a_register_run_orders_every_key") else {
+        return;
+    };
+    for level in ["serializable", "repeatable-read"] {
+        let mut args = db_args(&url).to_vec();
+        args.extend(["--workload", "rw-register", "--isolation", level, "--txns", "600"]);
+        let (_, json, dir) = run_json(&args);
+        let (numbered, unnumbered, elsewhere) = crate::util::write_versions(dir.path());
+        assert!(numbered > 0 && unnumbered == 0 && elsewhere == 0, "{level}: {numbered} {unnumbered} {elsewhere}");
+        assert_eq!(json["stats"]["ordered_keys"], json["stats"]["keys"], "{level}: {}", json["stats"]);
+        assert_eq!(json["stats"]["blind_spots"], serde_json::json!([]), "{level}: {}", json["stats"]);
+        let checked = json["checked"]["numbered_writes"].as_u64().unwrap_or(0) as usize;
+        assert!(checked > 0 && checked <= numbered, "external writes only: {checked} of {numbered}");
+        // Whatever MariaDB allows at a level, its numbers never contradict what its clients saw.
+        let types = crate::util::anomaly_types(&json);
+        for contradiction in ["incompatible-order", "cyclic-versions"] {
+            assert!(!types.iter().any(|t| t == contradiction), "{level}: {types:?}");
+        }
+    }
+}

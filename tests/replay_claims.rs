@@ -76,7 +76,7 @@ fn cycle(spec: &CycleSpec) -> Cycle {
             }
             for &k in &writes[t] {
                 value += 1;
-                mops.push(Mop::Write { key: Key::Int(k), value });
+                mops.push(Mop::Write { key: Key::Int(k), value, version: None });
             }
             let index = t as u64 + 1;
             TxnView {

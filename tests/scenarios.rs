@@ -9,6 +9,7 @@
 //! overdraft, an abort, contended pairs) is asserted of one of a few seeded runs (`run_json_until`):
 //! on a busy machine a single run missed an overdraft PostgreSQL shows nearly always.
 
+use crate::defaults::flag_names;
 use crate::util;
 use crate::util::{isocheck, pg_url, run_json, run_json_until};
 use serde_json::Value;
@@ -27,12 +28,6 @@ fn overdrawn(json: &Value) -> bool {
 
 fn all_hold(json: &Value) -> bool {
     json["invariants"].as_array().is_some_and(|all| !all.is_empty() && all.iter().all(|i| i["holds"] == true))
-}
-
-fn flag_names(json: &Value) -> Vec<String> {
-    json["flags"]
-        .as_array()
-        .map_or_else(Vec::new, |all| all.iter().filter_map(|f| f["name"].as_str().map(str::to_string)).collect())
 }
 
 fn run_field(json: &Value, field: &str) -> u64 {

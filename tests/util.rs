@@ -212,3 +212,24 @@ pub fn galera_dir(test: &str) -> Option<PathBuf> {
         }
     }
 }
+
+/// Of a run's history (`run/history.jsonl` in `dir`): how many write micro-ops of `ok` completions carry
+/// a version number, how many do not, and how many of other completions (which must never) do.
+pub fn write_versions(dir: &Path) -> (usize, usize, usize) {
+    let text = std::fs::read_to_string(dir.join("run/history.jsonl")).expect("the run's history");
+    let mut counts = (0, 0, 0);
+    for line in text.lines() {
+        let op: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let Some(mops) = op["value"].as_array() else { continue };
+        for mop in mops.iter().filter(|m| m[0] == "w") {
+            let numbered = mop.as_array().is_some_and(|m| m.len() == 4);
+            match (op["type"].as_str(), numbered) {
+                (Some("ok"), true) => counts.0 += 1,
+                (Some("ok"), false) => counts.1 += 1,
+                (_, true) => counts.2 += 1,
+                (_, false) => {}
+            }
+        }
+    }
+    counts
+}

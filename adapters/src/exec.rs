@@ -384,6 +384,13 @@ struct ExecSession {
     commit_order: Option<i64>,
 }
 
+/// A write's answer: none, or the number the database gave the version it installed.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Written {
+    version: Option<i64>,
+}
+
 /// A commit's answer: none, or the transaction's position in the program's own commit order.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -431,7 +438,12 @@ impl Session for ExecSession {
     }
 
     fn write(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
-        self.run::<IgnoredAny>(RequestOp::Write { key: key.clone(), value }).map(drop)
+        self.write_versioned(key, value).map(drop)
+    }
+
+    fn write_versioned(&mut self, key: &Key, value: i64) -> Result<Option<i64>, TxnError> {
+        let written = self.run::<Option<Written>>(RequestOp::Write { key: key.clone(), value })?;
+        Ok(written.and_then(|w| w.version))
     }
 
     fn insert(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {

@@ -189,7 +189,10 @@ fn perform(session: &mut dyn Session, op: RequestOp) -> Result<serde_json::Value
         RequestOp::Append { key, value } => session.append(&key, value).map(|()| none)?,
         RequestOp::ReadList { key } => to_value(&session.read_list(&key)?),
         RequestOp::Read { key } => to_value(&session.read(&key)?),
-        RequestOp::Write { key, value } => session.write(&key, value).map(|()| none)?,
+        RequestOp::Write { key, value } => match session.write_versioned(&key, value)? {
+            Some(version) => serde_json::json!({ "version": version }),
+            None => none,
+        },
         RequestOp::Insert { key, value } => session.insert(&key, value).map(|()| none)?,
         RequestOp::Delete { key } => to_value(&session.delete(&key)?),
         RequestOp::Scan { predicate } => to_value(&session.scan(&predicate)?.into_iter().collect::<Vec<_>>()),

@@ -507,7 +507,8 @@ impl System for MariadbSystem {
         ))
         .map_err(unavailable)?;
         conn.query_drop(format!(
-            "CREATE TABLE {} (k VARBINARY(512) PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB",
+            "CREATE TABLE {} (k VARBINARY(512) PRIMARY KEY, v BIGINT NOT NULL, ver BIGINT NOT NULL DEFAULT 0) \
+             ENGINE=InnoDB",
             tables.registers
         ))
         .map_err(unavailable)?;
@@ -840,9 +841,23 @@ impl Session for MyConn {
     }
 
     fn write(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
-        let sql =
-            format!("INSERT INTO {} (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)", self.tables.registers);
-        self.execute(sql, vec![key_text(key).into(), value.into()]).map(drop)
+        self.write_versioned(key, value).map(drop)
+    }
+
+    /// The row's version counter `ver` goes up by one in the writing statement itself: InnoDB's
+    /// `INSERT ... ON DUPLICATE KEY UPDATE` reads the row's latest committed version under an exclusive
+    /// lock it holds to the end of the transaction, so every committed version of a row has a larger `ver`
+    /// than the one it replaced. MariaDB has no `UPDATE ... RETURNING`: the transaction then reads its
+    /// own row back (its own change, which no one else can change while it holds the lock).
+    fn write_versioned(&mut self, key: &Key, value: i64) -> Result<Option<i64>, TxnError> {
+        let sql = format!(
+            "INSERT INTO {} (k, v, ver) VALUES (?, ?, 1) ON DUPLICATE KEY UPDATE v = VALUES(v), ver = ver + 1",
+            self.tables.registers
+        );
+        self.execute(sql, vec![key_text(key).into(), value.into()])?;
+        let sql = format!("SELECT ver FROM {} WHERE k = ?", self.tables.registers);
+        let rows = self.rows(sql, vec![key_text(key).into()])?;
+        rows.first().map(|row| column(row, 0)).transpose()
     }
 
     fn insert(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
@@ -893,7 +908,7 @@ impl Session for MyConn {
         for row in &rows {
             let (key, old): (Key, i64) = (key_column(row)?, column(row, 1)?);
             let new = change.apply(old);
-            let sql = format!("UPDATE {} SET v = ? WHERE k = ?", self.tables.registers);
+            let sql = format!("UPDATE {} SET v = ?, ver = ver + 1 WHERE k = ?", self.tables.registers);
             self.execute(sql, vec![new.into(), key_text(&key).into()])?;
             changed.push((key, old, new));
         }

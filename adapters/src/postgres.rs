@@ -167,7 +167,7 @@ impl System for PostgresSystem {
         let mut txn = client.transaction().map_err(unavailable)?;
         txn.batch_execute(&format!(
             "CREATE TABLE {} (k text PRIMARY KEY, v bigint[] NOT NULL);
-             CREATE TABLE {} (k text PRIMARY KEY, v bigint NOT NULL);",
+             CREATE TABLE {} (k text PRIMARY KEY, v bigint NOT NULL, ver bigint NOT NULL DEFAULT 0);",
             tables.lists, tables.registers
         ))
         .map_err(unavailable)?;
@@ -462,11 +462,21 @@ impl Session for PgConn {
     }
 
     fn write(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
+        self.write_versioned(key, value).map(drop)
+    }
+
+    /// The row's version counter `ver` goes up by one in the writing statement itself. PostgreSQL holds
+    /// the row's lock from that statement to the end of the transaction, and a writer that waited for it
+    /// recomputes `ver + 1` on the version it then replaces (read committed) or fails (repeatable read and
+    /// serializable): every committed version of a row has a larger `ver` than the one it replaced.
+    fn write_versioned(&mut self, key: &Key, value: i64) -> Result<Option<i64>, TxnError> {
         let sql = format!(
-            "INSERT INTO {} AS t (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v",
+            "INSERT INTO {} AS t (k, v, ver) VALUES ($1, $2, 1) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, \
+             ver = t.ver + 1 RETURNING ver",
             self.tables.registers
         );
-        self.execute(sql, &[&key_text(key), &value]).map(drop)
+        let rows = self.query(sql, &[&key_text(key), &value])?;
+        rows.first().map(|row| column(row, 0)).transpose()
     }
 
     fn insert(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
@@ -511,7 +521,10 @@ impl Session for PgConn {
             Change::Add(d) => ("v + $1", d),
         };
         values.insert(0, amount);
-        let sql = format!("UPDATE {} SET v = {assign} WHERE {condition} RETURNING k, v", self.tables.registers);
+        let sql = format!(
+            "UPDATE {} SET v = {assign}, ver = ver + 1 WHERE {condition} RETURNING k, v",
+            self.tables.registers
+        );
         let rows = self.query(sql, &sql_params(&values))?;
         rows.iter()
             .map(|row| {

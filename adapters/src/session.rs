@@ -74,6 +74,17 @@ pub trait Session: Send {
     /// Writes a register, creating its row if needed.
     fn write(&mut self, key: &Key, value: i64) -> Result<(), TxnError>;
 
+    /// Writes a register as [`Session::write`] does and says which version of the key the write
+    /// installed, as the system numbers a key's versions (larger is later), where it numbers them exactly:
+    /// every committed write of a key gets a number larger than the version it replaced (PostgreSQL's and
+    /// MariaDB's per-row version counter, incremented in the writing statement under the row's lock).
+    /// `None` where the system does not. A history records it on the write micro-op of an `ok`
+    /// completion only (see docs/CONTRACTS.md): a transaction that did not commit may leave its number to
+    /// another writer.
+    fn write_versioned(&mut self, key: &Key, value: i64) -> Result<Option<i64>, TxnError> {
+        self.write(key, value).map(|()| None)
+    }
+
     /// Inserts a register row; fails if it exists.
     fn insert(&mut self, key: &Key, value: i64) -> Result<(), TxnError>;
 

@@ -116,6 +116,10 @@ impl<C: Session> Session for Tracked<C> {
         self.statement(|c| c.write(key, value))
     }
 
+    fn write_versioned(&mut self, key: &Key, value: i64) -> Result<Option<i64>, TxnError> {
+        self.statement(|c| c.write_versioned(key, value))
+    }
+
     fn insert(&mut self, key: &Key, value: i64) -> Result<(), TxnError> {
         self.statement(|c| c.insert(key, value))
     }

@@ -52,6 +52,12 @@ fn statements_round_trip() {
 }
 
 #[test]
+fn write_versions_number_each_rows_committed_versions() {
+    let Some(system) = system() else { return };
+    common::write_versions_number_each_rows_committed_versions(&system);
+}
+
+#[test]
 fn records_round_trip() {
     let Some(system) = system() else { return };
     common::records_round_trip(&system);
@@ -350,4 +356,20 @@ fn connecting_before_prepare_or_to_no_server_is_unavailable() {
     assert!(matches!(nowhere.err(), Some(AdapterError::Unavailable { system: "mariadb", .. })));
     let bad = MariadbSystem::new("mysql://root@127.0.0.1:1/isocheck?innodb_lock_wait_timeout=soon");
     assert!(matches!(bad.err(), Some(AdapterError::Unavailable { system: "mariadb", .. })));
+}
+
+#[test]
+fn a_writer_that_waited_for_the_row_numbers_its_version_after_the_one_it_waited_for() {
+    let Some(system) = system() else { return };
+    system.prepare(&[(k(1), 0)]).unwrap();
+    for level in [Level::ReadCommitted, Level::RepeatableRead] {
+        let mut a = begun(&system, level);
+        let first = a.write_versioned(&k(1), 1).unwrap().expect("a number");
+        let mut b = begun(&system, level);
+        let b_waits = b.kill_switch().unwrap();
+        let (second, committed) = while_waiting(&*b_waits, || b.write_versioned(&k(1), 2), || a.commit());
+        committed.unwrap();
+        assert_eq!(second.unwrap(), Some(first + 1), "{level:?}: InnoDB's upsert reads the latest committed version");
+        b.commit().unwrap();
+    }
 }

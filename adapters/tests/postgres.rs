@@ -48,6 +48,12 @@ fn statements_round_trip() {
 }
 
 #[test]
+fn write_versions_number_each_rows_committed_versions() {
+    let Some(system) = system() else { return };
+    common::write_versions_number_each_rows_committed_versions(&system);
+}
+
+#[test]
 fn records_round_trip() {
     let Some(system) = system() else { return };
     common::records_round_trip(&system);
@@ -300,4 +306,17 @@ fn connecting_before_prepare_or_to_no_server_is_unavailable() {
     // Nothing listens on port 1 of the loopback address.
     let nowhere = PostgresSystem::new("postgres://isocheck@127.0.0.1:1/isocheck?connect_timeout=2");
     assert!(matches!(nowhere.err(), Some(AdapterError::Unavailable { system: "postgres", .. })));
+}
+
+#[test]
+fn a_writer_that_waited_for_the_row_numbers_its_version_after_the_one_it_waited_for() {
+    let Some(system) = system() else { return };
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let mut a = begun(&system, Level::ReadCommitted);
+    let first = a.write_versioned(&k(1), 1).unwrap().expect("a number");
+    let mut b = begun(&system, Level::ReadCommitted);
+    let b_waits = b.kill_switch().unwrap();
+    let second = blocked_behind(&mut *a, &*b_waits, || b.write_versioned(&k(1), 2));
+    assert_eq!(second.unwrap(), Some(first + 1), "read committed recomputes ver + 1 on the version a committed");
+    b.commit().unwrap();
 }

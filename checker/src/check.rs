@@ -43,6 +43,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: Vec::new(),
                 commit_ordered: 0,
+                numbered_writes: 0,
             };
             let explainer = ListAppendExplainer::new(&index, &txns);
             Ok(conclude(history, &txns, workload, found, &explainer, options))
@@ -58,6 +59,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: index.blind_spots(),
                 commit_ordered: index.commit_ordered(),
+                numbered_writes: index.numbered_writes(),
             };
             let explainer = RwRegisterExplainer::new(&index, &txns);
             Ok(conclude(history, &txns, workload, found, &explainer, options))
@@ -71,7 +73,8 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: index.blind_spots(),
-                commit_ordered: 0,
+                commit_ordered: index.commit_ordered(),
+                numbered_writes: 0,
             };
             let explainer = ClosedPredicateExplainer::new(&index, &txns);
             Ok(conclude(history, &txns, workload, found, &explainer, options))
@@ -89,6 +92,8 @@ struct Found {
     blind_spots: Vec<String>,
     /// How many transactions the database's recorded commit order placed (rw-register).
     commit_ordered: usize,
+    /// How many committed writes carried the database's version number (rw-register).
+    numbered_writes: usize,
 }
 
 /// The steps every workload shares: the orders the options need, the graph, the cycle search in each
@@ -101,7 +106,7 @@ fn conclude(
     explainer: &dyn DataExplainer,
     options: &Options,
 ) -> CheckResult {
-    let Found { mut edges, cases, keys, ordered_keys, blind_spots, commit_ordered } = found;
+    let Found { mut edges, cases, keys, ordered_keys, blind_spots, commit_ordered, numbered_writes } = found;
     let mut found: BTreeMap<String, Vec<Anomaly>> = cases
         .into_iter()
         .map(|(name, cases)| (name.to_string(), cases.into_iter().map(Anomaly::Case).collect()))
@@ -147,6 +152,7 @@ fn conclude(
         anomalies: options.anomalies().to_vec(),
         assumptions,
         commit_ordered,
+        numbered_writes,
         missing_realtime: history
             .leniencies()
             .iter()

@@ -50,6 +50,7 @@
 
 mod check;
 mod closed_predicate;
+mod commit_order;
 pub mod consistency_model;
 pub mod cycle_class;
 pub mod cycle_exists;

@@ -73,6 +73,10 @@ pub struct Checked {
     /// whose order then ordered each key's writes (rw-register).
     #[serde(skip_serializing_if = "is_zero")]
     pub commit_ordered: usize,
+    /// How many committed writes carried the version number the database gave them
+    /// (`["w", k, v, version]`), whose numbers then ordered each key's writes (rw-register).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub numbered_writes: usize,
     /// The real-time information the history did not give (see `histories::Leniency`), if any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing_realtime: Vec<MissingRealtime>,

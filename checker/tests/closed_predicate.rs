@@ -249,8 +249,9 @@ fn blind_writes_by_several_writers_are_left_unordered_and_said_so() {
             "1 of the 1 keys have versions whose order the history does not show (writes by several transactions, \
              none of which read what the other wrote); a version order is taken only from what the history proves \
              (the initial row first, a transaction's own writes in order, a version read before the same \
-             transaction's write of the key), never from the order in which writers' completions were recorded, so \
-             the write-write and anti-dependencies between those writes are not inferred"
+             transaction's write of the key, and the database's commit order where the history records it), never \
+             from the order in which writers' completions were recorded, so the write-write and anti-dependencies \
+             between those writes are not inferred"
         ]
     );
 }
@@ -378,4 +379,84 @@ fn lost_update_near_miss_nil_read_before_and_after_a_delete() {
     let r = check_models(&h, &["serializable"]);
     assert_eq!(r.valid, Invalid);
     assert_eq!(only_case(&r, "lost-update").txns, vec![4, 5]);
+}
+
+/// T5 wrote x = 1, T6 wrote x = 2 and y = 2, T7 read x = 1 and y = 2, all concurrent: only the
+/// database's commit order says whether T7 missed T6's x.
+fn skewed_rows() -> histories::History {
+    together(
+        &[("x", 0), ("y", 0)],
+        vec![
+            txn(0, vec![write("x", 1)]),
+            txn(1, vec![write("x", 2), write("y", 2)]),
+            txn(2, vec![rread("x", Some(1)), rread("y", Some(2))]),
+        ],
+    )
+}
+
+#[test]
+fn a_commit_order_orders_blind_writes_of_rows_and_exposes_the_cycle_the_reads_hide() {
+    let h = skewed_rows();
+    let unordered = check_models(&h, &["serializable"]);
+    assert_eq!(summary(&unordered), (Valid, vec![], vec![]), "unordered, it looks valid");
+    assert_eq!((unordered.stats.keys, unordered.stats.ordered_keys), (2, 1));
+
+    let r = check_models(&with_commit_order(&h, &[(5, 10), (6, 11), (7, 12)]), &["serializable"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G-single-item"], vec!["consistent-view", "repeatable-read"]));
+    let cycle = only_cycle(&r, "G-single-item");
+    assert_eq!(steps(cycle), vec![(6, "wr", "y".into(), 7), (7, "rw", "x".into(), 6)]);
+    assert_eq!(
+        explanations(cycle)[1],
+        r#"T7 read key "x" = 1, which was overwritten by T6's write of 2 (the database's commit order places T5 (position 10) before T6 (position 11))"#
+    );
+    assert_eq!((r.stats.keys, r.stats.ordered_keys), (2, 2), "every key's versions are ordered");
+    assert!(r.stats.blind_spots.is_empty(), "{:?}", r.stats.blind_spots);
+    assert_eq!(r.checked.commit_ordered, 3);
+
+    // The near miss: T6 committed first, then T5 overwrote x with 1; T7 read the latest of both.
+    let near = check_models(&with_commit_order(&h, &[(5, 11), (6, 10), (7, 12)]), &["strict-serializable"]);
+    assert_eq!(summary(&near), (Valid, vec![], vec![]));
+    assert_eq!(near.stats.ordered_keys, 2);
+}
+
+#[test]
+fn a_commit_order_exposes_a_phantom_behind_a_blind_write() {
+    // T5 inserted z = 30 and wrote x = 11; T6 wrote x = 13 blind; T7 read x = 13 and missed z. With T5
+    // committed before T6: T5 -ww-> T6 -wr-> T7 -rwp-> T5.
+    let h = together(
+        &[("x", 10)],
+        vec![
+            txn(0, vec![insert("z", 30), write("x", 11)]),
+            txn(1, vec![write("x", 13)]),
+            txn(2, vec![rread("x", Some(13)), rp(THIRDS, &[])]),
+        ],
+    );
+    assert_eq!(summary(&check_models(&h, &["serializable"])), (Valid, vec![], vec![]));
+    let r = check_models(&with_commit_order(&h, &[(5, 1), (6, 2), (7, 3)]), &["serializable"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G-single"], vec!["consistent-view"]));
+    let cycle = only_cycle(&r, "G-single");
+    assert_eq!(steps(cycle), vec![(5, "ww", "x".into(), 6), (6, "wr", "x".into(), 7), (7, "rwp", "z".into(), 5)]);
+    // T6 first: T7's read of 13 was overwritten by T5's 11, which also inserted z: no cycle.
+    let near = check_models(&with_commit_order(&h, &[(5, 2), (6, 1), (7, 3)]), &["strict-serializable"]);
+    assert_eq!(summary(&near), (Valid, vec![], vec![]));
+}
+
+#[test]
+fn a_predicate_read_of_a_row_the_commit_order_inserts_later_is_an_incompatible_order() {
+    // T5 returned T4's row z = 30, and the database says T4 committed after T5.
+    let h =
+        together(&[("x", 10)], vec![txn(0, vec![insert("z", 30)]), txn(1, vec![rp(True, &[("x", 10), ("z", 30)])])]);
+    let r = check_models(&with_commit_order(&h, &[(4, 9), (5, 3)]), &["read-committed"]);
+    assert_eq!(summary(&r), (Invalid, vec!["incompatible-order"], vec!["read-committed"]));
+    let case = only_case(&r, "incompatible-order");
+    assert_eq!(case.txns, vec![4, 5]);
+    assert_eq!(
+        case.explanation,
+        r#"T5 read key "z" = 30, which T4 wrote; yet the database's commit order places T4 (position 9) after T5 (position 3): the reader saw a write before it was committed, or the order is wrong"#
+    );
+    let near = check_models(&with_commit_order(&h, &[(4, 3), (5, 9)]), &["strict-serializable"]);
+    assert_eq!(summary(&near), (Valid, vec![], vec![]));
+    // Two transactions at one position contradict any commit order, in predicate histories as well.
+    let shared = check_models(&with_commit_order(&h, &[(4, 3), (5, 3)]), &["read-committed"]);
+    assert_eq!(only_case(&shared, "incompatible-order").txns, vec![4, 5]);
 }

@@ -95,7 +95,7 @@ fn writer(history: &History, key: &Key, value: i64) -> Txn {
             history.ops()[t.completion_at]
                 .mops()
                 .iter()
-                .any(|m| matches!(m, Mop::Write { key: k, value: v } if k == key && *v == value))
+                .any(|m| matches!(m, Mop::Write { key: k, value: v, .. } if k == key && *v == value))
         })
         .expect("every value read was written")
 }
@@ -209,7 +209,7 @@ proptest! {
             .mops()
             .iter()
             .filter_map(|m| match m {
-                Mop::Write { key, value } => Some((key.clone(), *value)),
+                Mop::Write { key, value, .. } => Some((key.clone(), *value)),
                 _ => None,
             })
             .collect();

@@ -85,7 +85,7 @@ def prepare(path, registers):
         conn.execute("DROP TABLE IF EXISTS lists")
         conn.execute("DROP TABLE IF EXISTS registers")
         conn.execute("CREATE TABLE lists (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
-        conn.execute("CREATE TABLE registers (k TEXT PRIMARY KEY, v INTEGER NOT NULL)")
+        conn.execute("CREATE TABLE registers (k TEXT PRIMARY KEY, v INTEGER NOT NULL, ver INTEGER NOT NULL DEFAULT 0)")
         conn.executemany("INSERT INTO registers (k, v) VALUES (?, ?)", [(key_text(k), v) for k, v in registers])
         conn.execute("COMMIT")
     finally:
@@ -163,10 +163,14 @@ class Session:
             rows = self.sql("SELECT v FROM registers WHERE k = ?", (key_text(r["key"]),))
             return rows[0][0] if rows else None
         elif op == "write":
-            self.sql(
-                "INSERT INTO registers (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = ?2",
+            # The row's version counter goes up in the writing statement, under SQLite's one write lock,
+            # held to the commit: every committed version is numbered above the one it replaced.
+            rows = self.sql(
+                "INSERT INTO registers (k, v, ver) VALUES (?1, ?2, 1) "
+                "ON CONFLICT (k) DO UPDATE SET v = ?2, ver = ver + 1 RETURNING ver",
                 (key_text(r["key"]), r["value"]),
             )
+            return {"version": rows[0][0]}
         elif op == "insert":
             self.sql("INSERT INTO registers (k, v) VALUES (?, ?)", (key_text(r["key"]), r["value"]))
         elif op == "delete":
@@ -180,11 +184,15 @@ class Session:
             where, args = condition(r["predicate"])
             change = r["change"]
             if "add" in change:
-                rows = self.sql(f"UPDATE registers SET v = v + ? WHERE {where} RETURNING k, v", [change["add"]] + args)
+                rows = self.sql(
+                    f"UPDATE registers SET v = v + ?, ver = ver + 1 WHERE {where} RETURNING k, v", [change["add"]] + args
+                )
                 return [[json.loads(k), v - change["add"], v] for k, v in rows]
             if not (isinstance(r["predicate"], list) and r["predicate"][0] == "="):
                 raise Fail("fatal", "unsupported", "update_where with set needs an equality predicate")
-            rows = self.sql(f"UPDATE registers SET v = ? WHERE {where} RETURNING k, v", [change["set"]] + args)
+            rows = self.sql(
+                f"UPDATE registers SET v = ?, ver = ver + 1 WHERE {where} RETURNING k, v", [change["set"]] + args
+            )
             return [[json.loads(k), r["predicate"][1], v] for k, v in rows]
         else:
             raise Fail("fatal", "unsupported", f"this program does not serve {op}")

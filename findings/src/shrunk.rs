@@ -250,7 +250,7 @@ fn shorthand_of(history: &History, registers: bool) -> Option<String> {
                 Mop::Append { key: k, value } => {
                     let _ = write!(s, "a{key}{}", number(k, *value)?);
                 }
-                Mop::Write { key: k, value } => {
+                Mop::Write { key: k, value, .. } => {
                     let _ = write!(s, "w{key}{}", number(k, *value)?);
                 }
                 Mop::Read { key: k, value } => {

@@ -45,6 +45,13 @@ pub fn text(result: &CheckResult, source: &str) -> String {
             checked.commit_ordered
         );
     }
+    if checked.numbered_writes > 0 {
+        let _ = write!(
+            workload,
+            ", writes ordered by the version numbers the database gave {} of them",
+            checked.numbered_writes
+        );
+    }
     let checked_for =
         if against.is_empty() && also.is_empty() { String::new() } else { format!(", checked for {against}{also}") };
     let _ = writeln!(out, "{source}: {} ({workload}{checked_for})", verdict_word(result.valid));

@@ -40,7 +40,7 @@ impl Iterator for RwRegister {
             txn.into_iter()
                 .map(|drawn| match drawn {
                     Drawn::Read { key } => Mop::Read { key: Key::Int(key), value: Observed::Nil },
-                    Drawn::Write { key, value } => Mop::Write { key: Key::Int(key), value },
+                    Drawn::Write { key, value } => Mop::Write { key: Key::Int(key), value, version: None },
                 })
                 .collect(),
         )
@@ -62,7 +62,7 @@ mod tests {
         let mut per_key: BTreeMap<Key, Vec<i64>> = BTreeMap::new();
         for (r, l) in registers.iter().flatten().zip(lists.iter().flatten()) {
             match (r, l) {
-                (Mop::Write { key, value }, Mop::Append { key: k2, value: v2 }) => {
+                (Mop::Write { key, value, .. }, Mop::Append { key: k2, value: v2 }) => {
                     assert_eq!((key, value), (k2, v2));
                     per_key.entry(key.clone()).or_default().push(*value);
                 }

@@ -212,6 +212,9 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
     if let Some(value) = value {
         op.op.value = value_from_edn(value, op.process, &op.op.f)?;
     }
+    if op.op.kind == OpType::Invoke && op.op.mops().iter().any(|m| matches!(m, Mop::Write { version: Some(_), .. })) {
+        return Err(shape(crate::json::INVOKE_WITH_WRITE_VERSION));
+    }
     Ok(op)
 }
 
@@ -261,8 +264,22 @@ fn mop_from_edn(v: &Edn<'_>) -> Result<Mop, Problem> {
             Ok(Mop::Append { key: key()?, value: int(2)? })
         }
         "w" => {
-            arity(3)?;
-            Ok(Mop::Write { key: key()?, value: int(2)? })
+            // `[:w k v]`, or `[:w k v version]` with the version the database gave the write.
+            let version = match parts.get(3) {
+                None | Some(Edn::Nil) => None,
+                Some(Edn::Int(n)) => Some(*n),
+                Some(other) => {
+                    return Err(shape(format!(
+                        "non-integer version {} in micro-op {}: a write's version must be an integer",
+                        brief(other),
+                        brief(v)
+                    )));
+                }
+            };
+            if parts.len() != 4 {
+                arity(3)?;
+            }
+            Ok(Mop::Write { key: key()?, value: int(2)?, version })
         }
         "insert" => {
             arity(3)?;

@@ -11,7 +11,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::error::Problem;
-use crate::mop::{MaybeRows, Mops};
+use crate::mop::{MaybeRows, Mop, Mops};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::{LineIndex, Position};
 use crate::well_formed::ParsedOp;
@@ -154,6 +154,9 @@ fn parse_object(text: &str, origin: Position) -> Result<ParsedOp, Located> {
                 .map_err(|e| (value_origin.then(json_position(&e)), syntax_in(&e, value.get())))?
         }
     };
+    if kind == OpType::Invoke && value.mops().iter().any(|m| matches!(m, Mop::Write { version: Some(_), .. })) {
+        return Err((origin, Problem::Shape(INVOKE_WITH_WRITE_VERSION.into())));
+    }
     Ok(ParsedOp {
         index: raw.index,
         process: raw.process,
@@ -175,6 +178,10 @@ fn parse_object(text: &str, origin: Position) -> Result<ParsedOp, Located> {
 /// Why an invocation cannot carry a commit position.
 pub(crate) const INVOKE_WITH_COMMIT_ORDER: &str =
     "an invoke with a commit_order: the position in the database's commit order belongs on the completion (ok or info)";
+
+/// Why an invocation's write cannot carry a version.
+pub(crate) const INVOKE_WITH_WRITE_VERSION: &str = "an invoke with a write's version ([\"w\", k, v, version]): the \
+     version a write installed is known only when its transaction completes, so it belongs on the completion";
 
 /// Parses an operation's value, whose meaning depends on who performed it and what it does.
 fn parse_value(json: &str, process: Option<Process>, f: &Function) -> serde_json::Result<OpValue> {

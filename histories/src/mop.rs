@@ -82,12 +82,17 @@ pub enum Mop {
         /// What the read returned.
         value: Observed,
     },
-    /// `["w", k, v]`: writes a register.
+    /// `["w", k, v]`: writes a register; `["w", k, v, version]` on a completion also says which version
+    /// of the key the write installed, as the database numbered it (see [`Mop::Write::version`]).
     Write {
         /// The register's key.
         key: Key,
         /// The value written.
         value: i64,
+        /// On a completion: the number the database gave the version this write installed, larger for
+        /// later versions of the same key (white-box evidence of the key's version order, as a per-row
+        /// version counter gives it; see docs/CONTRACTS.md). `None` when not recorded.
+        version: Option<i64>,
     },
     /// `["insert", k, v]`: inserts a row (predicate workloads).
     Insert {
@@ -142,7 +147,8 @@ impl fmt::Display for Mop {
         match self {
             Mop::Append { key, value } => write!(f, "[append {key} {value}]"),
             Mop::Read { key, value } => write!(f, "[r {key} {}]", ObservedText(value)),
-            Mop::Write { key, value } => write!(f, "[w {key} {value}]"),
+            Mop::Write { key, value, version: None } => write!(f, "[w {key} {value}]"),
+            Mop::Write { key, value, version: Some(n) } => write!(f, "[w {key} {value} version {n}]"),
             Mop::Insert { key, value } => write!(f, "[insert {key} {value}]"),
             Mop::Delete { key } => write!(f, "[delete {key}]"),
             Mop::PredicateRead { predicate, rows } => {
@@ -239,13 +245,24 @@ impl Serialize for RowsJson<'_> {
 
 impl Serialize for Mop {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let len = if matches!(self, Mop::Delete { .. }) { 2 } else { 3 };
+        let len = match self {
+            Mop::Delete { .. } => 2,
+            Mop::Write { version: Some(_), .. } => 4,
+            _ => 3,
+        };
         let mut seq = s.serialize_seq(Some(len))?;
         seq.serialize_element(self.name())?;
         match self {
-            Mop::Append { key, value } | Mop::Write { key, value } | Mop::Insert { key, value } => {
+            Mop::Append { key, value } | Mop::Insert { key, value } => {
                 seq.serialize_element(key)?;
                 seq.serialize_element(value)?;
+            }
+            Mop::Write { key, value, version } => {
+                seq.serialize_element(key)?;
+                seq.serialize_element(value)?;
+                if let Some(version) = version {
+                    seq.serialize_element(version)?;
+                }
             }
             Mop::Read { key, value } => {
                 seq.serialize_element(key)?;
@@ -321,6 +338,36 @@ impl<'de> Visitor<'de> for IntVisitor {
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<i64, E> {
         Err(E::custom(format!("non-integer value {v}: values must be integers")))
+    }
+}
+
+/// A write's version number: an integer, or `null` for none.
+struct VersionNumber(Option<i64>);
+
+impl<'de> Deserialize<'de> for VersionNumber {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct VersionVisitor;
+        impl<'de> Visitor<'de> for VersionVisitor {
+            type Value = Option<i64>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "a write's version: an integer (the number the database gave the version it installed)")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<i64>, E> {
+                Ok(Some(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<i64>, E> {
+                i64::try_from(v)
+                    .map(Some)
+                    .map_err(|_| E::custom(format!("version {v} does not fit in a 64-bit signed integer")))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Option<i64>, E> {
+                Ok(None)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Option<i64>, E> {
+                Ok(None)
+            }
+        }
+        d.deserialize_any(VersionVisitor).map(VersionNumber)
     }
 }
 
@@ -505,9 +552,11 @@ impl<'de> Visitor<'de> for MopVisitor {
                 key: Self::next(&mut seq, "key")?,
                 value: seq.next_element::<Observed>()?.unwrap_or(Observed::Nil),
             },
-            "w" => {
-                Mop::Write { key: Self::next(&mut seq, "key")?, value: Self::next::<IntValue, _>(&mut seq, "value")?.0 }
-            }
+            "w" => Mop::Write {
+                key: Self::next(&mut seq, "key")?,
+                value: Self::next::<IntValue, _>(&mut seq, "value")?.0,
+                version: seq.next_element::<VersionNumber>()?.and_then(|v| v.0),
+            },
             "insert" => Mop::Insert {
                 key: Self::next(&mut seq, "key")?,
                 value: Self::next::<IntValue, _>(&mut seq, "value")?.0,
@@ -580,7 +629,11 @@ mod tests {
         );
         assert_eq!(mop(r#"["r", "x", 5]"#), Ok(Mop::Read { key: "x".into(), value: Observed::Int(5) }));
         assert_eq!(mop(r#"["r", "x", null]"#), Ok(Mop::Read { key: "x".into(), value: Observed::Nil }));
-        assert_eq!(mop(r#"["w", "x", 5]"#), Ok(Mop::Write { key: "x".into(), value: 5 }));
+        assert_eq!(mop(r#"["w", "x", 5]"#), Ok(Mop::Write { key: "x".into(), value: 5, version: None }));
+        assert_eq!(mop(r#"["w", "x", 5, 3]"#), Ok(Mop::Write { key: "x".into(), value: 5, version: Some(3) }));
+        assert_eq!(mop(r#"["w", "x", 5, null]"#), Ok(Mop::Write { key: "x".into(), value: 5, version: None }));
+        assert!(mop(r#"["w", "x", 5, "v3"]"#).unwrap_err().contains("a write's version: an integer"));
+        assert!(mop(r#"["w", "x", 5, 3, 4]"#).unwrap_err().contains("too many elements"));
         assert_eq!(mop(r#"["delete", 1]"#), Ok(Mop::Delete { key: Key::Int(1) }));
         assert_eq!(
             mop(r#"["rp", ["mod", 3, 0], {"1": 30, "2": 60}]"#),

@@ -240,7 +240,7 @@ fn check_unique_writes(ops: &[Op], pairing: &Pairing) -> Result<(), Located> {
         for mop in op.mops() {
             let (seen, verb, key, value) = match mop {
                 Mop::Append { key, value } => (&mut appended, "appended", key, *value),
-                Mop::Write { key, value } | Mop::Insert { key, value } => (&mut written, "written", key, *value),
+                Mop::Write { key, value, .. } | Mop::Insert { key, value } => (&mut written, "written", key, *value),
                 _ => continue,
             };
             if let Some(first) = seen.insert((key, value), op.at) {

@@ -97,9 +97,13 @@ fn edn_op(op: &Op, out: &mut String) {
 fn edn_mop(mop: &Mop, out: &mut String) {
     let _ = write!(out, "[:{} ", mop.name());
     match mop {
-        Mop::Append { key, value } | Mop::Write { key, value } | Mop::Insert { key, value } => {
+        Mop::Append { key, value } | Mop::Insert { key, value } | Mop::Write { key, value, version: None } => {
             edn_key(key, out);
             let _ = write!(out, " {value}");
+        }
+        Mop::Write { key, value, version: Some(version) } => {
+            edn_key(key, out);
+            let _ = write!(out, " {value} {version}");
         }
         Mop::Read { key, value } => {
             edn_key(key, out);

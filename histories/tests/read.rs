@@ -69,7 +69,7 @@ fn json_arrays_read_like_json_lines_and_locate_each_operation() {
     let h = parse(text, Format::JsonArray, "h.json").unwrap();
     assert_eq!(h.len(), 2);
     assert_eq!(h.ops()[1].at, Position::new(3, 3));
-    assert_eq!(h.ops()[1].mops(), &[Mop::Write { key: "x".into(), value: 1 }]);
+    assert_eq!(h.ops()[1].mops(), &[Mop::Write { key: "x".into(), value: 1, version: None }]);
     assert!(parse("[]", Format::JsonArray, "h.json").unwrap().is_empty());
 }
 
@@ -341,4 +341,39 @@ fn a_commit_order_is_read_on_completions_in_json_and_edn_and_refused_on_an_invok
         error(r#"{"type":"ok","process":0,"value":[["w",1,5]],"commit_order":"first"}"#, Format::JsonLines);
     assert_eq!(at.line, 1);
     assert!(message.contains(r#""commit_order" must be an integer"#) && message.contains("\"first\""), "{message}");
+}
+
+#[test]
+fn a_writes_version_is_read_on_completions_in_json_and_edn_written_back_and_refused_on_an_invoke() {
+    let json = r#"{"type":"invoke","process":0,"value":[["w",1,5],["w",2,6]]}
+{"type":"ok","process":0,"value":[["w",1,5,4],["w",2,6]]}
+"#;
+    let h = parse(json, Format::JsonLines, "h.jsonl").unwrap();
+    let versioned = Mop::Write { key: Key::Int(1), value: 5, version: Some(4) };
+    let plain = Mop::Write { key: Key::Int(2), value: 6, version: None };
+    assert_eq!(h.ops()[1].mops(), &[versioned.clone(), plain.clone()]);
+    let edn = "{:type :invoke, :process 0, :value [[:w 1 5] [:w 2 6]]}\n{:type :ok, :process 0, :value [[:w 1 5 4] [:w 2 6 nil]]}\n";
+    let from_edn = parse(edn, Format::Edn, "h.edn").unwrap();
+    assert_eq!(from_edn.ops()[1].mops(), &[versioned.clone(), plain.clone()]);
+
+    // Written back in either format, the version survives.
+    for format in [Format::JsonLines, Format::JsonArray, Format::Edn] {
+        let mut out = Vec::new();
+        histories::write_history(h.ops(), format, &mut out).unwrap();
+        let again = parse(std::str::from_utf8(&out).unwrap(), format, "again").unwrap();
+        assert_eq!(again.ops()[1].mops(), &[versioned.clone(), plain.clone()], "{format:?}");
+    }
+
+    let (at, _, message) = error(r#"{"type":"invoke","process":0,"value":[["w",1,5,2]]}"#, Format::JsonLines);
+    assert_eq!(at.line, 1);
+    assert!(message.contains("an invoke with a write's version"), "{message}");
+    let (at, _, message) =
+        error("{:type :ok, :process 0, :value []}\n{:type :invoke, :process 1, :value [[:w 1 5 2]]}\n", Format::Edn);
+    assert_eq!(at.line, 2);
+    assert!(message.contains("an invoke with a write's version"), "{message}");
+    let (at, _, message) = error(r#"{"type":"ok","process":0,"value":[["w",1,5,"v2"]]}"#, Format::JsonLines);
+    assert_eq!(at.line, 1);
+    assert!(message.contains("a write's version: an integer"), "{message}");
+    let (_, _, message) = error("{:type :ok, :process 0, :value [[:w 1 5 :v2]]}\n", Format::Edn);
+    assert!(message.contains("a write's version must be an integer"), "{message}");
 }

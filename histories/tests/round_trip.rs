@@ -81,7 +81,7 @@ fn mop(key: BoxedStrategy<Key>) -> impl Strategy<Value = Mop> {
     let rows = proptest::collection::btree_map(key.clone(), -5i64..50, 0..3);
     prop_oneof![
         (key.clone(), any::<i64>()).prop_map(|(key, value)| Mop::Append { key, value }),
-        (key.clone(), any::<i64>()).prop_map(|(key, value)| Mop::Write { key, value }),
+        (key.clone(), any::<i64>()).prop_map(|(key, value)| Mop::Write { key, value, version: None }),
         (key.clone(), any::<i64>()).prop_map(|(key, value)| Mop::Insert { key, value }),
         key.clone().prop_map(|key| Mop::Delete { key }),
         (key.clone(), -1i64..9).prop_map(|(key, v)| Mop::Read { key, value: Observed::Int(v) }),

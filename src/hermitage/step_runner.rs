@@ -193,7 +193,7 @@ fn planned(action: &Action) -> Vec<Mop> {
         Action::Scan { predicate } | Action::DeleteWhere { predicate } | Action::UpdateWhere { predicate, .. } => {
             vec![Mop::PredicateRead { predicate: *predicate, rows: None }]
         }
-        Action::Write { key, value } => vec![Mop::Write { key: Key::Int(*key), value: *value }],
+        Action::Write { key, value } => vec![Mop::Write { key: Key::Int(*key), value: *value, version: None }],
         Action::Insert { key, value } => vec![Mop::Insert { key: Key::Int(*key), value: *value }],
         Action::Delete { key } => vec![Mop::Delete { key: Key::Int(*key) }],
         Action::Begin | Action::Commit | Action::Rollback => Vec::new(),
@@ -224,7 +224,7 @@ fn executed(action: &Action, outcome: &Outcome) -> Vec<Mop> {
             let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(seen) }];
             for (k, old, new) in changed {
                 mops.push(Mop::Read { key: k.clone(), value: Observed::Int(*old) });
-                mops.push(Mop::Write { key: k.clone(), value: *new });
+                mops.push(Mop::Write { key: k.clone(), value: *new, version: None });
             }
             mops
         }

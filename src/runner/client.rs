@@ -173,6 +173,9 @@ fn unknown_reads(mops: &[Mop]) -> Vec<Mop> {
     mops.iter()
         .map(|mop| match mop {
             Mop::Read { key, .. } => Mop::Read { key: key.clone(), value: Observed::Nil },
+            // A write's version is evidence only once its transaction committed: if this one did not, the
+            // database may have given the same version to another writer.
+            Mop::Write { key, value, .. } => Mop::Write { key: key.clone(), value: *value, version: None },
             other => other.clone(),
         })
         .collect()

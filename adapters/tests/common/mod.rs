@@ -199,3 +199,25 @@ pub fn predicate_writes_report_what_they_saw(system: &dyn System) {
     s.commit().unwrap();
     assert_eq!(registers(system), rows([(2, 30), (3, 33)]));
 }
+
+/// A write's version number ([`Session::write_versioned`]): each committed version of a row numbered
+/// above the one it replaced, a transaction's own rewrite above its first write, and a rolled-back
+/// writer's number given again to the next writer (so only committed writes' numbers are evidence).
+pub fn write_versions_number_each_rows_committed_versions(system: &dyn System) {
+    system.prepare(&[(k(1), 0)]).unwrap();
+    let mut a = begun(system, Level::ReadCommitted);
+    let first = a.write_versioned(&k(1), 1).unwrap().expect("a number");
+    let again = a.write_versioned(&k(1), 2).unwrap().expect("a number");
+    assert!(first >= 1 && again > first, "the initial row is version 0: {first}, {again}");
+    a.commit().unwrap();
+
+    let mut b = begun(system, Level::ReadCommitted);
+    let fresh = b.write_versioned(&k(2), 5).unwrap().expect("a number");
+    b.rollback().unwrap();
+    let mut c = begun(system, Level::ReadCommitted);
+    assert_eq!(c.write_versioned(&k(2), 6).unwrap(), Some(fresh), "the rolled-back number is given again");
+    let later = c.write_versioned(&k(1), 3).unwrap().expect("a number");
+    assert!(later > again, "{later} follows the committed {again}");
+    c.commit().unwrap();
+    assert_eq!(registers(system), rows([(1, 3), (2, 6)]), "write_versioned writes as write does");
+}

@@ -31,6 +31,7 @@ use histories::{Function, Mop, OpType, Predicate};
 use rustc_hash::FxHashMap;
 use serde_json::json;
 
+use crate::commit_order::CommitOrder;
 use crate::error::CheckError;
 use crate::explain::{case, facts, mop_json};
 use crate::graph::{EdgeList, TxnId};
@@ -61,6 +62,9 @@ pub struct Index<'h> {
     pub(crate) keys: Vec<KeyVersions>,
     /// For each predicate a read used, what a read of it that did not return each key selected.
     pub(crate) unseen: FxHashMap<Predicate, Vec<Unseen>>,
+    order: CommitOrder,
+    /// The `incompatible-order` anomalies of the recorded commit order.
+    contradictions: Vec<Case>,
 }
 
 impl<'h> Index<'h> {
@@ -79,7 +83,8 @@ impl<'h> Index<'h> {
             });
         }
         let init = inits.first().copied().filter(|&t| txns.is_possible(t));
-        let keys = versions::key_versions(&items, txns, init)?;
+        let order = CommitOrder::new(txns);
+        let keys = versions::key_versions(&items, txns, init, &order)?;
         let mut unseen: FxHashMap<Predicate, Vec<Unseen>> = FxHashMap::default();
         for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
             for mop in txns.mops(t) {
@@ -90,7 +95,44 @@ impl<'h> Index<'h> {
                 }
             }
         }
-        Ok(Index { items, keys, unseen })
+        let mut index = Index { items, keys, unseen, order, contradictions: Vec::new() };
+        if index.order.recorded() > 0 {
+            index.contradictions = index.order_contradictions(txns);
+        }
+        Ok(index)
+    }
+
+    /// What the recorded commit order contradicts in the history: its placements, and each committed
+    /// transaction's read (an item read or a row a predicate read returned) of a version whose installer
+    /// the order places after the reader.
+    fn order_contradictions(&self, txns: &Txns<'h>) -> Vec<Case> {
+        let mut cases = self.order.placements(txns);
+        for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
+            let mut read: Vec<(KeyId, Option<i64>)> = Vec::new();
+            for (i, mop) in txns.mops(t).iter().enumerate() {
+                match (ItemOp::of(mop), mop) {
+                    (Some(ItemOp::Read(Some(v))), _) => read.push((self.items.key_of(t, i), Some(v))),
+                    (None, Mop::PredicateRead { rows: Some(rows), .. }) => {
+                        read.extend(rows.iter().filter_map(|(key, &v)| Some((self.items.id(key)?, Some(v)))));
+                    }
+                    _ => {}
+                }
+            }
+            read.sort_unstable();
+            read.dedup();
+            for (k, value) in read {
+                let kv = &self.keys[k as usize];
+                let Some(p) = value.and_then(|v| kv.position(Version::Value(v))) else { continue };
+                let writer = kv.installer[p as usize];
+                cases.extend(self.order.read_ahead(txns, t, writer, self.items.key(k), value));
+            }
+        }
+        cases
+    }
+
+    /// How many transactions the database's recorded commit order places.
+    pub fn commit_ordered(&self) -> usize {
+        self.order.recorded()
     }
 
     /// The number of keys.
@@ -192,6 +234,9 @@ impl<'h> Index<'h> {
     /// The anomalies that need no graph: the item-read anomalies and `predicate-read-miss`.
     pub fn cases(&self, txns: &Txns<'h>) -> BTreeMap<&'static str, Vec<Case>> {
         let mut cases = item_cases::all(&self.items, txns);
+        for c in &self.contradictions {
+            item_cases::push(&mut cases, "incompatible-order", c.clone());
+        }
         for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
             for mop in txns.mops(t) {
                 let Mop::PredicateRead { predicate, rows: Some(rows) } = mop else { continue };
@@ -226,8 +271,8 @@ impl<'h> Index<'h> {
             "{partial} of the {} keys have versions whose order the history does not show (writes by several \
              transactions, none of which read what the other wrote); a version order is taken only from what the \
              history proves (the initial row first, a transaction's own writes in order, a version read before the \
-             same transaction's write of the key), never from the order in which writers' completions were \
-             recorded, so the write-write and anti-dependencies between those writes are not inferred",
+             same transaction's write of the key, and the database's commit order where the history records it), never \
+             from the order in which writers' completions were recorded, so the write-write and anti-dependencies between those writes are not inferred",
             self.keys.len()
         )]
     }

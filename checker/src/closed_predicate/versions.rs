@@ -21,6 +21,7 @@ use std::fmt;
 use histories::{Mop, OpType, Predicate};
 use rustc_hash::FxHashMap;
 
+use crate::commit_order::CommitOrder;
 use crate::error::CheckError;
 use crate::graph::TxnId;
 use crate::item::{ItemIndex, ItemOp, KeyId, NO_TXN};
@@ -66,6 +67,9 @@ pub(crate) enum OrderSource {
     OwnWrites(TxnId),
     /// This transaction observed the earlier version before it wrote the later one.
     ReadThenWrite(TxnId),
+    /// The database's recorded commit order places the first transaction right before the second among
+    /// the key's writers.
+    CommitOrder(TxnId, TxnId),
 }
 
 impl OrderSource {
@@ -77,6 +81,7 @@ impl OrderSource {
             OrderSource::ReadThenWrite(t) => {
                 format!("{} read the first version before it wrote the second", txns.name(t))
             }
+            OrderSource::CommitOrder(a, b) => crate::commit_order::placed_before(txns, a, b),
         }
     }
 }
@@ -198,6 +203,7 @@ pub(crate) fn key_versions(
     items: &ItemIndex<'_>,
     txns: &Txns<'_>,
     init: Option<TxnId>,
+    order: &CommitOrder,
 ) -> Result<Vec<KeyVersions>, CheckError> {
     let mut keys: Vec<KeyVersions> = (0..items.key_count()).map(|_| KeyVersions::default()).collect();
     let initial_rows = init.and_then(|t| txns.init_rows(t));
@@ -279,6 +285,12 @@ pub(crate) fn key_versions(
             kv.parent[id as usize] = (seen, OrderSource::ReadThenWrite(t));
         }
     }
+    if order.recorded() > 0 {
+        let shared = order.shared_positions();
+        for kv in &mut keys {
+            kv.chain_by_commit_order(txns, init, order, &shared);
+        }
+    }
     for kv in &mut keys {
         kv.order_tree();
     }
@@ -286,6 +298,39 @@ pub(crate) fn key_versions(
 }
 
 impl KeyVersions {
+    /// Orders the writers the database's commit order places: each one's first version of the key comes
+    /// right after the last version of the writer placed before it (a database installs a key's versions
+    /// in its commit order). What this replaces (a read-then-write fact against the order) is reported
+    /// as `incompatible-order` by the index; writers without a position keep what the history proves.
+    fn chain_by_commit_order(
+        &mut self,
+        txns: &Txns<'_>,
+        init: Option<TxnId>,
+        order: &CommitOrder,
+        shared: &FxHashMap<i64, Vec<TxnId>>,
+    ) {
+        // (position, writer, its first version, its last version), versions numbered in write order.
+        let mut chain: Vec<(i64, TxnId, u32, u32)> = Vec::new();
+        let mut at: FxHashMap<TxnId, usize> = FxHashMap::default();
+        for (id, &t) in self.installer.iter().enumerate() {
+            if t == NO_TXN || Some(t) == init {
+                continue;
+            }
+            let Some(p) = order.orders(txns, t, shared) else { continue };
+            match at.get(&t) {
+                Some(&i) => chain[i].3 = id as u32,
+                None => {
+                    at.insert(t, chain.len());
+                    chain.push((p, t, id as u32, id as u32));
+                }
+            }
+        }
+        chain.sort_unstable();
+        for w in chain.windows(2) {
+            self.parent[w[1].2 as usize] = (w[0].3, OrderSource::CommitOrder(w[0].1, w[1].1));
+        }
+    }
+
     /// Roots every version without a proven predecessor at the initial one, sets aside one fact of each
     /// cycle, and lays the tree out in pre-order.
     fn order_tree(&mut self) {

@@ -199,6 +199,7 @@ impl CheckResult {
                 anomalies: Vec::new(),
                 assumptions: Vec::new(),
                 commit_ordered: 0,
+                numbered_writes: 0,
                 missing_realtime: Vec::new(),
             },
         };
@@ -261,7 +262,7 @@ impl<'h> View<'h> {
                 for mop in txns.mops(id) {
                     match mop {
                         Mop::Read { key, value: Observed::Int(v) } => reads.push((key, *v)),
-                        Mop::Write { key, value } => writes.push((key, *value)),
+                        Mop::Write { key, value, .. } => writes.push((key, *value)),
                         _ => {}
                     }
                 }

@@ -68,6 +68,9 @@ pub(crate) struct Ext {
     pub read: Option<Option<i64>>,
     /// The value its last write of the key installed (`None` inside: a delete), if it wrote the key.
     pub write: Option<Option<i64>>,
+    /// The version number the database gave that last write, if the history records one
+    /// ([`Mop::Write::version`]).
+    pub version: Option<i64>,
 }
 
 /// The key ids and writers of a register-like history.
@@ -207,12 +210,16 @@ impl<'h> ItemIndex<'h> {
                         ItemOp::Read(v) => Some(v),
                         ItemOp::Write(_) => None,
                     };
-                    out.push(Ext { key: k, read, write: None });
+                    out.push(Ext { key: k, read, write: None, version: None });
                     out.len() - 1
                 }
             };
             if let ItemOp::Write(v) = op {
                 out[at].write = Some(v);
+                out[at].version = match mop {
+                    Mop::Write { version, .. } => *version,
+                    _ => None,
+                };
             }
         }
     }

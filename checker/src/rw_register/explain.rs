@@ -57,7 +57,7 @@ impl DataExplainer for RwRegisterExplainer<'_, '_> {
                     format!(
                         "{first}, and {b} set it to {}, which came later in the version order ({})",
                         value_text(written),
-                        source.reason(txns)
+                        source.reason(txns, key)
                     ),
                 ))
             }),

@@ -14,9 +14,9 @@
 //! Because so little order is visible, this module also says what it could not infer: the keys whose
 //! writes it could not order and the dependencies it never saw, as `blind_spots`.
 
-mod commit_order;
 mod explain;
-mod versions;
+pub(crate) mod versions;
+mod write_versions;
 
 use std::collections::BTreeMap;
 
@@ -31,9 +31,10 @@ use crate::options::{Inference, Workload};
 use crate::result::Case;
 use crate::txn::Txns;
 
-use commit_order::CommitOrder;
+use crate::commit_order::CommitOrder;
 pub use explain::RwRegisterExplainer;
 use versions::{CyclicVersions, Versions};
+use write_versions::WriteVersions;
 
 /// The indexes every rw-register analysis shares.
 pub struct Index<'h> {
@@ -46,7 +47,8 @@ pub struct Index<'h> {
     cyclic: Vec<CyclicVersions>,
     inference: Inference,
     order: CommitOrder,
-    /// The `incompatible-order` anomalies of the recorded commit order.
+    numbers: WriteVersions,
+    /// The `incompatible-order` anomalies of the recorded commit order and write versions.
     contradictions: Vec<Case>,
 }
 
@@ -74,10 +76,13 @@ impl<'h> Index<'h> {
         let per_txn: Vec<&[Ext]> =
             (0..txns.len()).map(|t| &ext[ext_start[t] as usize..ext_start[t + 1] as usize]).collect();
         let order = CommitOrder::new(txns);
-        let (versions, cyclic) = versions::infer(txns, items.key_count(), &per_txn, inference, &order);
-        let contradictions =
+        let numbers = WriteVersions::new(txns, items.key_count(), &per_txn);
+        let (versions, cyclic) = versions::infer(txns, items.key_count(), &per_txn, inference, &order, &numbers);
+        let mut contradictions =
             if order.recorded() > 0 { order.contradictions(txns, &items, &per_txn, &versions) } else { Vec::new() };
-        Ok(Index { items, ext, ext_start, versions, cyclic, inference, order, contradictions })
+        // A failed transaction's numbered write is not among the externals: always look.
+        contradictions.extend(numbers.contradictions(txns, &items, &per_txn, &versions));
+        Ok(Index { items, ext, ext_start, versions, cyclic, inference, order, numbers, contradictions })
     }
 
     fn externals(&self, t: TxnId) -> &[Ext] {
@@ -92,6 +97,11 @@ impl<'h> Index<'h> {
     /// How many transactions the database's recorded commit order places.
     pub fn commit_ordered(&self) -> usize {
         self.order.recorded()
+    }
+
+    /// How many committed writes carry the version number the database gave them.
+    pub fn numbered_writes(&self) -> usize {
+        self.numbers.recorded()
     }
 
     /// The number of keys whose versions the inferred order ranks totally.
@@ -151,7 +161,7 @@ impl<'h> Index<'h> {
                     involved.push(t);
                 }
             }
-            steps.push(format!("{} < {}, because {}", value(from), value(to), source.reason(txns)));
+            steps.push(format!("{} < {}, because {}", value(from), value(to), source.reason(txns, key)));
         }
         let dropped = c.sources.last().copied().unwrap_or("initial-state");
         let text = format!(

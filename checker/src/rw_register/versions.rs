@@ -2,7 +2,8 @@
 //! register read shows one value, not the history before it, so each key's order is a graph of what can
 //! be shown, built from sources applied in turn. `initial-state`: `nil` precedes every value.
 //! `commit-order`, when the history records the database's own commit order: each key's writes in that
-//! order (see [`super::commit_order`]). With
+//! order (see [`crate::commit_order`]). `write-version`, when the history records the numbers the database
+//! gave its writes: each key's committed writes in number order (see [`super::write_versions`]). With
 //! `--wfr-keys`, a committed transaction's external read precedes its external write of the key. With
 //! `--sequential-keys`, along each process (its committed transactions, in order), the last value one
 //! transaction left a key at precedes the first value the next transaction to touch the key found or
@@ -18,10 +19,11 @@
 //! shows about the other keys. Each edge remembers the first source that gave it and the transactions
 //! behind it, so every inferred order can be explained.
 
-use histories::{OpType, Process};
+use histories::{Key, Mop, OpType, Process};
 use rustc_hash::FxHashMap;
 
-use super::commit_order::CommitOrder;
+use super::write_versions::WriteVersions;
+use crate::commit_order::CommitOrder;
 use crate::graph::TxnId;
 use crate::item::{Ext, KeyId, NO_TXN};
 use crate::options::Inference;
@@ -34,6 +36,8 @@ pub(crate) enum Source {
     InitialState,
     /// The database's recorded commit order places the first transaction before the second.
     CommitOrder(TxnId, TxnId),
+    /// The database numbered the first transaction's write of the key below the second's.
+    WriteVersion(TxnId, TxnId),
     /// This transaction read the earlier version and then wrote the later one.
     WfrKeys(TxnId),
     /// One process ran the first transaction, then the second.
@@ -43,20 +47,29 @@ pub(crate) enum Source {
 }
 
 impl Source {
-    /// Why the source orders the two versions, in words.
-    pub(crate) fn reason(self, txns: &Txns<'_>) -> String {
+    /// Why the source orders the two versions of `key`, in words.
+    pub(crate) fn reason(self, txns: &Txns<'_>, key: &Key) -> String {
         match self {
             Source::InitialState => "nil, the initial state, precedes every written value".to_string(),
-            Source::CommitOrder(a, b) => {
-                let position = |t: TxnId| {
-                    txns.completion(t).and_then(|op| op.commit_order).map_or_else(String::new, |p| p.to_string())
+            Source::CommitOrder(a, b) => crate::commit_order::placed_before(txns, a, b),
+            Source::WriteVersion(a, b) => {
+                let number = |t: TxnId| {
+                    let mops = txns.completion(t).map(|op| op.mops()).unwrap_or_default();
+                    mops.iter()
+                        .rev()
+                        .find_map(|m| match m {
+                            Mop::Write { key: k, version, .. } if k == key => Some(*version),
+                            _ => None,
+                        })
+                        .flatten()
+                        .map_or_else(String::new, |n| n.to_string())
                 };
                 format!(
-                    "the database's commit order places {} (position {}) before {} (position {})",
+                    "the database numbered {}'s write of key {key} version {} and {}'s version {}",
                     txns.name(a),
-                    position(a),
+                    number(a),
                     txns.name(b),
-                    position(b)
+                    number(b)
                 )
             }
             Source::WfrKeys(t) => {
@@ -84,7 +97,10 @@ impl Source {
         match self {
             Source::InitialState => Vec::new(),
             Source::WfrKeys(t) => vec![t],
-            Source::CommitOrder(a, b) | Source::SequentialKeys(a, b) | Source::LinearizableKeys(a, b) => vec![a, b],
+            Source::CommitOrder(a, b)
+            | Source::WriteVersion(a, b)
+            | Source::SequentialKeys(a, b)
+            | Source::LinearizableKeys(a, b) => vec![a, b],
         }
     }
 }
@@ -191,6 +207,7 @@ pub(crate) fn infer(
     ext: &[&[Ext]],
     inference: Inference,
     order: &CommitOrder,
+    numbers: &WriteVersions,
 ) -> (Vec<Versions>, Vec<CyclicVersions>) {
     let mut versions: Vec<Versions> = (0..key_count).map(|_| Versions::new()).collect();
     // Each transaction's touches, aligned with its externals.
@@ -241,6 +258,10 @@ pub(crate) fn infer(
     if order.recorded() > 0 {
         let recorded = order.version_edges(txns, ext, &versions);
         apply("commit-order", recorded, &mut versions);
+    }
+    if numbers.recorded() > 0 {
+        let numbered = numbers.version_edges(&versions);
+        apply("write-version", numbered, &mut versions);
     }
     if inference.wfr_keys {
         let mut candidates = vec![Vec::new(); key_count];

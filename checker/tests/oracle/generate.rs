@@ -335,7 +335,7 @@ impl Recipe {
                                 deleted[k] = true;
                                 (Mop::Delete { key: key() }, None)
                             }
-                            _ => (Mop::Write { key: key(), value }, Some(value)),
+                            _ => (Mop::Write { key: key(), value, version: None }, Some(value)),
                         };
                         if after.is_some() {
                             next_value[k] += 1;
@@ -547,7 +547,7 @@ impl Generated {
             Flavor::RwRegister => {
                 for mop in &txn.mops {
                     match mop {
-                        Mop::Write { key, value } => {
+                        Mop::Write { key, value, .. } => {
                             let _ = write!(text, "w{}{value}", support::key_name(key));
                         }
                         Mop::Read { key, value: Observed::Int(v) } => {
@@ -582,7 +582,7 @@ impl Generated {
 fn predicate_mop(mop: &Mop) -> String {
     match mop {
         Mop::Insert { key, value } => format!("insert({key}, {value})"),
-        Mop::Write { key, value } => format!("write({key}, {value})"),
+        Mop::Write { key, value, .. } => format!("write({key}, {value})"),
         Mop::Delete { key } => format!("delete({key})"),
         Mop::Read { key, value: Observed::Int(v) } => format!("rread({key}, Some({v}))"),
         Mop::Read { key, .. } => format!("rread({key}, None)"),

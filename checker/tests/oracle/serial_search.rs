@@ -193,7 +193,7 @@ impl<'h> SerialSearch<'h> {
         for mop in candidate.mops {
             match mop {
                 Mop::Append { key, value } => state[self.key(key)].list.push(*value),
-                Mop::Write { key, value } | Mop::Insert { key, value } => state[self.key(key)].value = Some(*value),
+                Mop::Write { key, value, .. } | Mop::Insert { key, value } => state[self.key(key)].value = Some(*value),
                 Mop::Delete { key } => state[self.key(key)].value = None,
                 // An indeterminate transaction's reads are not observations: it may never have run.
                 _ if !candidate.committed => {}
@@ -239,7 +239,7 @@ impl<'h> SerialSearch<'h> {
                     Observed::Int(v) => (key, Some(Some(*v)), None),
                     _ => (key, Some(None), None),
                 },
-                Mop::Write { key, value } | Mop::Insert { key, value } => (key, None, Some(Some(*value))),
+                Mop::Write { key, value, .. } | Mop::Insert { key, value } => (key, None, Some(Some(*value))),
                 Mop::Delete { key } => (key, None, Some(None)),
                 _ => continue,
             };

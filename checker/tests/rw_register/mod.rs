@@ -8,6 +8,8 @@
 //! - `cases`: the anomalies that need no cycle (G1a, G1b, internal, lost-update, garbage-read,
 //!   cyclic-versions) and what `info` and `fail` transactions contribute.
 //! - `commit_order`: the database's recorded commit order ordering each key's writes, and its contradictions.
+//! - `write_versions`: the version numbers the database gave its writes ordering each key's writes, and
+//!   their contradictions.
 //! - `inference`: each of `--wfr-keys`, `--sequential-keys` and `--linearizable-keys`, the sentences
 //!   that explain a register dependency, and what the checker says it could not infer.
 
@@ -15,3 +17,4 @@ mod cases;
 mod commit_order;
 mod cycles;
 mod inference;
+mod write_versions;

@@ -140,7 +140,7 @@ pub fn reg(txn: &str) -> Vec<Mop> {
             'x' | 'y' | 'z' | 't' | 'u' => {
                 let key: Key = c.to_string().as_str().into();
                 out.push(match verb.expect("a key follows w or r") {
-                    'w' => Mop::Write { key, value: i64::MIN },
+                    'w' => Mop::Write { key, value: i64::MIN, version: None },
                     _ => Mop::Read { key, value: Observed::Int(i64::MIN) },
                 });
                 open = true;
@@ -197,7 +197,7 @@ pub fn registers(txns: &[&str]) -> Vec<Txn> {
 
 /// `[w key value]`.
 pub fn write(key: &str, value: i64) -> Mop {
-    Mop::Write { key: key.into(), value }
+    Mop::Write { key: key.into(), value, version: None }
 }
 
 /// `[r key value]` of a register or row; `None` reads `nil`.
@@ -433,6 +433,27 @@ pub fn with_commit_order(history: &History, positions: &[(u64, i64)]) -> History
         let op = ops.iter_mut().find(|op| op.index == index).unwrap_or_else(|| panic!("no op {index}"));
         assert_ne!(op.kind, histories::OpType::Invoke, "op {index} is a completion");
         op.commit_order = Some(position);
+    }
+    History::from_ops(ops).expect("still well formed")
+}
+
+/// `history` with version numbers on completions' writes: `(op index, key, version)` numbers the last
+/// write of `key` in that completion, as a database's per-row version counter would.
+pub fn with_write_versions(history: &History, numbers: &[(u64, &str, i64)]) -> History {
+    let mut ops = history.ops().to_vec();
+    for &(index, key, number) in numbers {
+        let op = ops.iter_mut().find(|op| op.index == index).unwrap_or_else(|| panic!("no op {index}"));
+        assert_ne!(op.kind, histories::OpType::Invoke, "op {index} is a completion");
+        let histories::OpValue::Txn(mops) = &mut op.value else { panic!("op {index} is a transaction") };
+        let write = mops
+            .iter_mut()
+            .rev()
+            .find_map(|m| match m {
+                Mop::Write { key: k, version, .. } if *k == Key::from(key) => Some(version),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("op {index} writes no {key}"));
+        *write = Some(number);
     }
     History::from_ops(ops).expect("still well formed")
 }

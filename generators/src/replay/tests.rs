@@ -207,7 +207,7 @@ fn cycle(ops: Vec<TxnView>, steps: Vec<checker::Step>) -> Cycle {
 fn an_order_edge_makes_the_probe_realtime_and_is_kept_by_the_schedule() {
     // T1 -rw(1)-> T2 -realtime-> T1 is G-single-item-realtime: T2 over before T1 begins, T1 reading
     // key 1 before T2's write commits: impossible, so no schedule.
-    let w = |key, value| Mop::Write { key: Key::Int(key), value };
+    let w = |key, value| Mop::Write { key: Key::Int(key), value, version: None };
     let r = |key| Mop::Read { key: Key::Int(key), value: histories::Observed::Nil };
     let impossible = cycle(
         vec![txn(1, vec![r(1)]), txn(2, vec![w(1, 7)])],
@@ -249,7 +249,7 @@ fn what_cannot_be_replayed_says_why() {
         reproduction("PL-SI-cycle-exists", 1, &insert),
         Err(Unreproducible::Class("PL-SI-cycle-exists".to_string()))
     );
-    let w = Mop::Write { key: Key::Int(1), value: 3 };
+    let w = Mop::Write { key: Key::Int(1), value: 3, version: None };
     let missing = cycle(
         vec![txn(1, vec![w.clone()]), txn(2, vec![w])],
         vec![edge(Kind::Wr, Some(1), 1, 2), edge(Kind::Ww, Some(1), 2, 1)],
@@ -259,7 +259,7 @@ fn what_cannot_be_replayed_says_why() {
 
 #[test]
 fn rows_start_at_a_value_no_transaction_writes() {
-    let w = |value| Mop::Write { key: Key::Int(4), value };
+    let w = |value| Mop::Write { key: Key::Int(4), value, version: None };
     let r = Mop::Read { key: Key::Int(4), value: histories::Observed::Nil };
     let c = cycle(
         vec![txn(1, vec![r.clone(), w(0)]), txn(2, vec![r, w(-1)])],
@@ -281,7 +281,7 @@ fn the_searches_for_one_cycle_share_one_budget() {
     // the one to blame) look at no more partial orders than one budget allows, and every level says the
     // search gave up rather than claiming anything.
     let n: u64 = 10;
-    let w = |key: u64, value: i64| Mop::Write { key: Key::Int(key as i64), value };
+    let w = |key: u64, value: i64| Mop::Write { key: Key::Int(key as i64), value, version: None };
     let ops: Vec<TxnView> =
         (0..n).map(|i| txn(i + 1, vec![w(i, 10 + i as i64), w((i + 1) % n, 20 + i as i64)])).collect();
     let steps = (0..n).map(|i| edge(Kind::Ww, Some(((i + 1) % n) as i64), i + 1, (i + 1) % n + 1)).collect();

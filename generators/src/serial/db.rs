@@ -44,7 +44,7 @@ impl SerialDb {
                     }
                     mop.clone()
                 }
-                Mop::Write { key, value } => {
+                Mop::Write { key, value, .. } => {
                     match self.state.entry(key.clone()).or_insert(Value::Register(*value)) {
                         Value::Register(register) => *register = *value,
                         Value::List(_) => panic!("key {key} holds a list: {mop} cannot write it"),
@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn registers_hold_the_last_write() {
         let mut db = SerialDb::new();
-        let w = |v| Mop::Write { key: "x".into(), value: v };
+        let w = |v| Mop::Write { key: "x".into(), value: v, version: None };
         let r = |value| Mop::Read { key: "x".into(), value };
         assert_eq!(
             db.apply(&[r(Observed::Nil), w(1), r(Observed::Nil)]),
@@ -123,6 +123,6 @@ mod tests {
     #[should_panic(expected = "holds a list")]
     fn a_register_write_to_a_list_is_refused() {
         let mut db = SerialDb::new();
-        db.apply(&[append(1, 1), Mop::Write { key: Key::Int(1), value: 2 }]);
+        db.apply(&[append(1, 1), Mop::Write { key: Key::Int(1), value: 2, version: None }]);
     }
 }

@@ -104,7 +104,7 @@ impl Bank {
             if balances.iter().sum::<i64>() >= amount {
                 let balance = balances[account] - amount;
                 session.write(&accounts[account], balance)?;
-                mops.push(Mop::Write { key: accounts[account].clone(), value: balance });
+                mops.push(Mop::Write { key: accounts[account].clone(), value: balance, version: None });
             }
             Ok(mops)
         });
@@ -129,8 +129,8 @@ impl Bank {
                 let (from_after, to_after) = (balances[0] - amount, balances[1] + amount);
                 session.write(&from, from_after)?;
                 session.write(&to, to_after)?;
-                mops.push(Mop::Write { key: from, value: from_after });
-                mops.push(Mop::Write { key: to, value: to_after });
+                mops.push(Mop::Write { key: from, value: from_after, version: None });
+                mops.push(Mop::Write { key: to, value: to_after, version: None });
             }
             Ok(mops)
         });

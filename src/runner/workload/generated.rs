@@ -88,7 +88,9 @@ impl TxnSource for GeneratedWorkload {
 fn executed(session: &mut dyn Session, shape: Shape, mop: Mop) -> Result<Mop, TxnError> {
     match mop {
         Mop::Append { key, value } => session.append(&key, value).map(|()| Mop::Append { key, value }),
-        Mop::Write { key, value } => session.write(&key, value).map(|()| Mop::Write { key, value }),
+        Mop::Write { key, value, .. } => {
+            session.write_versioned(&key, value).map(|version| Mop::Write { key, value, version })
+        }
         Mop::Read { key, .. } => {
             let value = match shape {
                 Shape::ListAppend => Observed::List(session.read_list(&key)?),

@@ -55,12 +55,13 @@ pub struct Holds {
 
 impl Holds {
     /// The timing behind the `fully-serialized` flag: each hold as long as the holds actually took on
-    /// average (a busy machine's sleeps end late), so that only holds one at a time, never a slow
-    /// machine, span as long as the holds laid end to end.
+    /// average (a busy machine's sleeps end late), and whether no two holds overlapped (their union as
+    /// long as their lengths added up), which only holds one at a time achieve.
     pub fn timing(&self, clients: usize) -> checker::timing::HoldTiming {
         let count = u32::try_from(self.count).unwrap_or(u32::MAX);
         let hold = if count == 0 { self.hold } else { (self.slept / count).max(self.hold) };
-        checker::timing::HoldTiming { clients, hold, holds: self.count, elapsed: self.busy }
+        let disjoint = Some(self.busy >= self.slept);
+        checker::timing::HoldTiming { clients, hold, holds: self.count, elapsed: self.busy, disjoint }
     }
 }
 

@@ -59,7 +59,7 @@ impl WriteSkew {
             if values[doctor] > 0 && others_on_call {
                 let value = -next.fetch_add(1, Ordering::Relaxed);
                 session.write(&rows[doctor], value)?;
-                mops.push(Mop::Write { key: rows[doctor].clone(), value });
+                mops.push(Mop::Write { key: rows[doctor].clone(), value, version: None });
             }
             Ok(mops)
         });
@@ -76,7 +76,7 @@ impl WriteSkew {
             if values[0] <= 0 {
                 let value = next.fetch_add(1, Ordering::Relaxed);
                 session.write(&row, value)?;
-                mops.push(Mop::Write { key: row, value });
+                mops.push(Mop::Write { key: row, value, version: None });
             }
             Ok(mops)
         });

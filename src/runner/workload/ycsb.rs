@@ -152,7 +152,7 @@ impl TxnSource for YcsbA {
         }
         let stamp = self.stamps.fetch_add(1, Ordering::Relaxed);
         let bytes = self.field_bytes(stamp, &mut SplitMix64::new(filler));
-        let write = Mop::Write { key: Self::field_key(&name, field), value: stamp };
+        let write = Mop::Write { key: Self::field_key(&name, field), value: stamp, version: None };
         let body_write = write.clone();
         let body: Body = Box::new(move |session| {
             if !session.update_field(&key, field, &bytes)? {

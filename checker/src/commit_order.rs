@@ -1,5 +1,6 @@
 //! The database's own commit order, when a history records it (`commit_order` on completions, which
-//! `check --transaction-order FILE` can also supply): white-box evidence for register version orders.
+//! `check --transaction-order FILE` can also supply): white-box evidence for version orders, used by the
+//! rw-register and closed-predicate checkers alike.
 //! Each key's writes are ordered by their transactions' positions, the assumption Elle's and adya's
 //! `transaction-order` make (a database installs a key's versions in its commit order; an adapter
 //! records a position only where its system makes that exact). What the order contradicts in the
@@ -8,18 +9,18 @@
 //! commit order, and a committed read of a value whose writer the order places after the reader (the
 //! reader saw a write before it was committed, or the order is wrong). What the order contradicts under a
 //! model (a read of a version it says was overwritten) is left to the dependency graph, as any other
-//! version order's consequences. This module owns the positions, the version edges they give and those
-//! contradictions; the version graph is `versions`'.
+//! version order's consequences. This module owns the positions, the register version edges they give
+//! and those contradictions; the version graphs are each workload's `versions`'.
 
-use histories::OpType;
+use histories::{Key, OpType};
 use rustc_hash::FxHashMap;
 use serde_json::json;
 
-use super::versions::{Source, VersionEdge, Versions};
 use crate::explain::{case, facts};
 use crate::graph::TxnId;
 use crate::item::{Ext, ItemIndex, NO_TXN, value_text};
 use crate::result::Case;
+use crate::rw_register::versions::{Source, VersionEdge, Versions};
 use crate::txn::Txns;
 
 /// Each transaction's position in the database's commit order, as its completion recorded it.
@@ -60,10 +61,7 @@ impl CommitOrder {
         let mut writes: Vec<Vec<(i64, TxnId, u32)>> = vec![Vec::new(); versions.len()];
         for (t, exts) in ext.iter().enumerate() {
             let t = t as TxnId;
-            let Some(p) = self.position(t) else { continue };
-            if txns.outcome(t) == OpType::Fail || shared.contains_key(&p) {
-                continue;
-            }
+            let Some(p) = self.orders(txns, t, &shared) else { continue };
             for e in exts.iter() {
                 if let Some(value) = e.write
                     && let Some(id) = versions[e.key as usize].id(value)
@@ -84,8 +82,15 @@ impl CommitOrder {
             .collect()
     }
 
+    /// Whether the transaction's position may order its writes: it has one, it did not fail, and no other
+    /// transaction shares it (those contradictions are reported instead).
+    pub(crate) fn orders(&self, txns: &Txns<'_>, t: TxnId, shared: &FxHashMap<i64, Vec<TxnId>>) -> Option<i64> {
+        let p = self.position(t)?;
+        (txns.outcome(t) != OpType::Fail && !shared.contains_key(&p)).then_some(p)
+    }
+
     /// The positions two or more transactions share, with those transactions.
-    fn shared_positions(&self) -> FxHashMap<i64, Vec<TxnId>> {
+    pub(crate) fn shared_positions(&self) -> FxHashMap<i64, Vec<TxnId>> {
         let mut at: FxHashMap<i64, Vec<TxnId>> = FxHashMap::default();
         for (t, p) in self.position.iter().enumerate() {
             if let Some(p) = p {
@@ -96,7 +101,8 @@ impl CommitOrder {
         at
     }
 
-    /// The `incompatible-order` anomalies: what the recorded order contradicts in the history itself.
+    /// The `incompatible-order` anomalies of a register history: what the recorded order contradicts in
+    /// the history itself.
     pub(crate) fn contradictions(
         &self,
         txns: &Txns<'_>,
@@ -104,6 +110,22 @@ impl CommitOrder {
         ext: &[&[Ext]],
         versions: &[Versions],
     ) -> Vec<Case> {
+        let mut cases = self.placements(txns);
+        for (t, exts) in ext.iter().enumerate() {
+            let t = t as TxnId;
+            for e in exts.iter() {
+                let Some(value) = e.read else { continue };
+                let kv = &versions[e.key as usize];
+                let Some(id) = kv.id(value) else { continue };
+                cases.extend(self.read_ahead(txns, t, kv.ext_writer[id as usize], items.key(e.key), value));
+            }
+        }
+        cases
+    }
+
+    /// The `incompatible-order` anomalies of the positions alone: two transactions at one position, and a
+    /// failed transaction with one.
+    pub(crate) fn placements(&self, txns: &Txns<'_>) -> Vec<Case> {
         let mut cases = Vec::new();
         let mut shared: Vec<(i64, Vec<TxnId>)> = self.shared_positions().into_iter().collect();
         shared.sort_unstable();
@@ -124,42 +146,50 @@ impl CommitOrder {
                 cases.push(case(txns, &[t], None, facts([("position", json!(p))]), text));
             }
         }
-        for (t, exts) in ext.iter().enumerate() {
-            let t = t as TxnId;
-            let Some(pt) = self.position(t) else { continue };
-            if txns.outcome(t) != OpType::Ok {
-                continue;
-            }
-            for e in exts.iter() {
-                let Some(value) = e.read else { continue };
-                let kv = &versions[e.key as usize];
-                let Some(id) = kv.id(value) else { continue };
-                let w = kv.ext_writer[id as usize];
-                if w == NO_TXN || w == t {
-                    continue;
-                }
-                let Some(pw) = self.position(w) else { continue };
-                if pw > pt {
-                    let key = items.key(e.key);
-                    let text = format!(
-                        "{} read key {key} = {}, which {} wrote; yet the database's commit order places {} (position \
-                         {pw}) after {} (position {pt}): the reader saw a write before it was committed, or the order \
-                         is wrong",
-                        txns.name(t),
-                        value_text(value),
-                        txns.name(w),
-                        txns.name(w),
-                        txns.name(t),
-                    );
-                    let the_facts = facts([
-                        ("value", json!(value)),
-                        ("reader_position", json!(pt)),
-                        ("writer_position", json!(pw)),
-                    ]);
-                    cases.push(case(txns, &[w, t], Some(key), the_facts, text));
-                }
-            }
-        }
         cases
     }
+
+    /// The `incompatible-order` anomaly of a committed transaction `reader` that read `value` of `key`,
+    /// which `writer` wrote, when the order places the writer after the reader.
+    pub(crate) fn read_ahead(
+        &self,
+        txns: &Txns<'_>,
+        reader: TxnId,
+        writer: TxnId,
+        key: &Key,
+        value: Option<i64>,
+    ) -> Option<Case> {
+        if writer == NO_TXN || writer == reader || txns.outcome(reader) != OpType::Ok {
+            return None;
+        }
+        let (pt, pw) = (self.position(reader)?, self.position(writer)?);
+        if pw <= pt {
+            return None;
+        }
+        let text = format!(
+            "{} read key {key} = {}, which {} wrote; yet the database's commit order places {} (position {pw}) after \
+             {} (position {pt}): the reader saw a write before it was committed, or the order is wrong",
+            txns.name(reader),
+            value_text(value),
+            txns.name(writer),
+            txns.name(writer),
+            txns.name(reader),
+        );
+        let the_facts =
+            facts([("value", json!(value)), ("reader_position", json!(pt)), ("writer_position", json!(pw))]);
+        Some(case(txns, &[writer, reader], Some(key), the_facts, text))
+    }
+}
+
+/// Why the recorded commit order puts `a`'s version before `b`'s, in words.
+pub(crate) fn placed_before(txns: &Txns<'_>, a: TxnId, b: TxnId) -> String {
+    let position =
+        |t: TxnId| txns.completion(t).and_then(|op| op.commit_order).map_or_else(String::new, |p| p.to_string());
+    format!(
+        "the database's commit order places {} (position {}) before {} (position {})",
+        txns.name(a),
+        position(a),
+        txns.name(b),
+        position(b)
+    )
 }
