@@ -18,7 +18,8 @@
 //! other language, speak the exec protocol instead ([`ExecSystem`], `docs/EXEC.md`); [`exec_server`]
 //! serves any [`System`] over it.
 //!
-//! The implementations here: the embedded engine, SQLite, PostgreSQL, MariaDB and exec. Statement level,
+//! The implementations here: the embedded engine, SQLite, PostgreSQL, MariaDB (one server, or the nodes
+//! of a Galera cluster, which [`GaleraCluster`] can start and fault) and exec. Statement level,
 //! so both whole transactions (the runner) and scripted step-by-step interleavings (Hermitage scenarios)
 //! drive the same code. Each adapter maps the requested isolation level onto its system honestly and says
 //! how ([`LevelSupport`]); each classifies failures the way a history needs them: certainly without
