@@ -74,10 +74,55 @@ pub enum Command {
     ///
     /// Exit code: 0 written, 2 bad input or usage.
     Convert(ConvertArgs),
+    /// A local MariaDB Galera cluster on 127.0.0.1 for `--db galera` (MariaDB and galera-4): `up` starts
+    /// it and prints, last, the --url to use; `status` prints each node's cluster size, state and
+    /// readiness; `down` stops every process it started.
+    ///
+    /// Exit code: 0 done, 2 bad usage or a cluster that would not form (with the failing node's log).
+    Cluster(ClusterArgs),
     /// Serve the embedded engine over the exec protocol on standard input and output (docs/EXEC.md):
     /// what `--db exec --cmd 'isocheck serve-exec'` starts, for the tests.
     #[command(hide = true)]
     ServeExec(ServeExecArgs),
+}
+
+/// `isocheck cluster`.
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: ClusterAction,
+}
+
+/// `isocheck cluster up|status|down`.
+#[derive(Debug, Subcommand)]
+pub enum ClusterAction {
+    /// Start the nodes (the first bootstraps, the others join by rsync SST) and wait until every one is
+    /// Synced and ready; print the --url listing them, last.
+    Up {
+        /// The directory for the nodes' configs, data, logs and pids (created; must hold no cluster).
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// How many nodes.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=16))]
+        nodes: u16,
+        /// The first node's client port; node i (from 0) uses base+4i (client), +1 (group
+        /// communication), +2 (IST) and +3 (SST).
+        #[arg(long, default_value_t = 25700)]
+        base_port: u16,
+    },
+    /// Print each node's pid, wsrep_cluster_size, wsrep_local_state_comment and wsrep_ready.
+    Status {
+        /// The cluster's directory.
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// Stop every server and helper process (SST scripts, rsync) the cluster started; data stays.
+    Down {
+        /// The cluster's directory.
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 /// Flags of the hidden `isocheck serve-exec`.
@@ -308,9 +353,9 @@ pub struct RunArgs {
 
     /// Inject faults while the clients run: kill-connections breaks every client's connection
     /// (PostgreSQL: pg_terminate_backend; MariaDB: KILL CONNECTION; SQLite, engine: the session is
-    /// dropped); commands runs
-    /// --nemesis-cmd and --heal-cmd alternately. Each fault is recorded in the history as an operation of
-    /// the nemesis process.
+    /// dropped); commands runs --nemesis-cmd and --heal-cmd alternately; kill-node, pause-node and
+    /// restart-cluster fault the nodes of a Galera cluster (--db galera --cluster-dir). Each fault is
+    /// recorded in the history as an operation of the nemesis process.
     #[arg(long, value_enum)]
     pub nemesis: Option<NemesisName>,
 
@@ -497,6 +542,13 @@ pub struct ShapeFlags {
 pub enum NemesisName {
     /// Break every client's connection.
     KillConnections,
+    /// --db galera with --cluster-dir: SIGKILL one node (each in turn), restart it one interval later
+    /// from its recovered position, and wait until it has rejoined.
+    KillNode,
+    /// --db galera with --cluster-dir: SIGSTOP one node (each in turn), SIGCONT it one interval later.
+    PauseNode,
+    /// --db galera with --cluster-dir: stop every node and start them again from their data.
+    RestartCluster,
     /// Run --nemesis-cmd, then --heal-cmd, alternately.
     Commands,
 }
@@ -505,14 +557,14 @@ pub enum NemesisName {
 /// `run`, `overlap`, `compare` and `hermitage`, and validated once into `SystemSpec`s (`settings`).
 #[derive(Debug, Args)]
 pub struct SystemFlags {
-    /// The system under test: engine, sqlite, postgres, mariadb or exec (default: engine). compare and
+    /// The system under test: engine, sqlite, postgres, mariadb, galera or exec (default: engine). compare and
     /// hermitage take several, comma-separated (compare's default: engine,sqlite).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "DB")]
     pub db: Vec<SystemKind>,
 
     /// A server's connection URL, whose scheme says which system it is for: postgres://user@host:port/db
-    /// (or key=value pairs) for PostgreSQL, mysql://user@host:port/db for MariaDB. Repeat it for several
-    /// servers. A server without one is reached at ISOCHECK_PG_URL or ISOCHECK_MYSQL_URL.
+    /// (or key=value pairs) for PostgreSQL, mysql://user@host:port/db for MariaDB,
+    /// mysql://user@host:port,host:port/db (several hosts) for Galera. Repeat it for several servers. A server without one is reached at ISOCHECK_PG_URL or ISOCHECK_MYSQL_URL.
     #[arg(long, value_name = "URL")]
     pub url: Vec<String>,
 
@@ -537,6 +589,20 @@ pub struct SystemFlags {
     /// indeterminate), and the run ends (e.g. 30s, 2m).
     #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
     pub exec_timeout: Duration,
+    /// --db galera: the directory of a cluster `isocheck cluster up` started (its nodes are read from
+    /// it, and the node nemeses need its pids); default ISOCHECK_GALERA_DIR. Instead, --url may list the nodes:
+    /// mysql://root@127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3/isocheck.
+    #[arg(long, value_name = "DIR")]
+    pub cluster_dir: Option<PathBuf>,
+
+    /// --db galera: put every client on this node (1 for the first), rather than round robin over all.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub node_affinity: Option<u16>,
+
+    /// --db galera: set wsrep_sync_wait to N in every session (1: reads first wait until the node has
+    /// applied every write committed before them; recorded in run.json).
+    #[arg(long, value_name = "N")]
+    pub galera_sync_wait: Option<u32>,
 }
 
 /// `--sqlite-begin`.

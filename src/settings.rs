@@ -5,10 +5,13 @@
 use anyhow::{Context, bail};
 use generators::{KeyDist, Params};
 use isocheck::runner::workload::{BankMode, BankParams, YcsbParams};
-use isocheck::system_spec::{ExecCommand, SystemKind, SystemSpec, url_for};
+use isocheck::system_spec::{ExecCommand, GaleraSpec, SystemKind, SystemSpec, url_for};
 use isocheck::workload_spec::{WorkloadKind, WorkloadSpec};
 
 use crate::cli::{self, ScenarioFlags, ShapeFlags, SystemFlags};
+
+/// The environment variable that gives `--cluster-dir` when the flag does not (`--db galera`).
+pub const GALERA_DIR_VAR: &str = "ISOCHECK_GALERA_DIR";
 
 /// Which systems a planted defect goes into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +35,9 @@ impl SystemFlags {
     /// The URL of a server of `kind`: the `--url` whose scheme is its, else its environment variable
     /// (`ISOCHECK_PG_URL`, `ISOCHECK_MYSQL_URL`); `None` for a system in process.
     fn url_for(&self, kind: SystemKind) -> anyhow::Result<Option<String>> {
+        if kind == SystemKind::Galera {
+            return Ok(url_for(kind, &self.url)?.map(str::to_string));
+        }
         let Some((var, _)) = kind.url_var() else { return Ok(None) };
         if let Some(url) = url_for(kind, &self.url)? {
             return Ok(Some(url.to_string()));
@@ -58,7 +64,16 @@ impl SystemFlags {
                     .cmd
                     .as_ref()
                     .map(|command| ExecCommand { command: command.clone(), timeout: self.exec_timeout });
-                Ok(SystemSpec::new(kind, url.as_deref(), defect, begin)?.with_exec(exec)?)
+                let galera = GaleraSpec {
+                    cluster_dir: self.cluster_dir.clone().or_else(|| {
+                        std::env::var_os(GALERA_DIR_VAR).filter(|d| !d.is_empty()).map(std::path::PathBuf::from)
+                    }),
+                    options: adapters::GaleraOptions {
+                        affinity: self.node_affinity.map(|n| usize::from(n) - 1),
+                        sync_wait: self.galera_sync_wait,
+                    },
+                };
+                Ok(SystemSpec::new(kind, url.as_deref(), defect, begin)?.with_exec(exec)?.with_galera(galera)?)
             })
             .collect()
     }

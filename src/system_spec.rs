@@ -10,7 +10,12 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use adapters::{EngineSystem, ExecSystem, MariadbSystem, PostgresSystem, SqliteBegin, SqliteSystem, System};
+use std::path::PathBuf;
+
+use adapters::{
+    EngineSystem, ExecSystem, GaleraCluster, GaleraOptions, MariadbSystem, PostgresSystem, SqliteBegin, SqliteSystem,
+    System,
+};
 use thiserror::Error;
 
 /// `--db`: the kinds of system isocheck can run against.
@@ -24,6 +29,8 @@ pub enum SystemKind {
     Postgres,
     /// MariaDB at --url (mysql://).
     Mariadb,
+    /// A MariaDB Galera cluster: --cluster-dir, or --url listing its nodes.
+    Galera,
     /// Any program speaking the exec protocol (docs/EXEC.md), started with --cmd.
     Exec,
 }
@@ -36,15 +43,17 @@ impl SystemKind {
             SystemKind::Sqlite => "sqlite",
             SystemKind::Postgres => "postgres",
             SystemKind::Mariadb => "mariadb",
+            SystemKind::Galera => "galera",
             SystemKind::Exec => "exec",
         }
     }
 
     /// For a server, the environment variable that gives its URL when no `--url` is for it, and what
-    /// such a URL looks like; `None` for a system in process.
+    /// such a URL looks like; `None` for a system in process, and for Galera (whose nodes come from
+    /// `--cluster-dir` or a `--url` listing them).
     pub fn url_var(self) -> Option<(&'static str, &'static str)> {
         match self {
-            SystemKind::Engine | SystemKind::Sqlite | SystemKind::Exec => None,
+            SystemKind::Engine | SystemKind::Sqlite | SystemKind::Exec | SystemKind::Galera => None,
             SystemKind::Postgres => Some((PostgresSystem::URL_VAR, "postgres://user@host:port/database")),
             SystemKind::Mariadb => Some((MariadbSystem::URL_VAR, "mysql://user@host:port/database")),
         }
@@ -63,11 +72,16 @@ impl SystemKind {
     }
 }
 
-/// The URL among `urls` for a server of `kind` (by scheme), if any; two for one kind are an error.
+/// The URL among `urls` for a server of `kind` (by scheme), if any; two for one kind are an error. A
+/// `mysql://` URL listing several hosts is Galera's, one with a single host MariaDB's.
 pub fn url_for(kind: SystemKind, urls: &[String]) -> Result<Option<&str>, SpecError> {
     let mut found = None;
     for url in urls {
-        if SystemKind::of_url(url)? == kind {
+        let mut of = SystemKind::of_url(url)?;
+        if of == SystemKind::Mariadb && lists_hosts(url) {
+            of = SystemKind::Galera;
+        }
+        if of == kind {
             if found.is_some() {
                 return Err(SpecError::TwoUrls { kind });
             }
@@ -75,6 +89,13 @@ pub fn url_for(kind: SystemKind, urls: &[String]) -> Result<Option<&str>, SpecEr
         }
     }
     Ok(found)
+}
+
+/// Whether a URL's authority lists several hosts (`user@h1:p1,h2:p2`).
+fn lists_hosts(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
+    authority.rsplit_once('@').map_or(authority, |(_, hosts)| hosts).contains(',')
 }
 
 impl std::fmt::Display for SystemKind {
@@ -108,6 +129,12 @@ pub enum SpecError {
     /// `--db exec` with no `--cmd`.
     #[error("--db exec needs --cmd 'PROGRAM ARGS': the program that speaks the exec protocol (docs/EXEC.md)")]
     MissingCommand,
+    /// `--db galera` with neither `--cluster-dir` nor a `--url` listing the nodes.
+    #[error(
+        "--db galera needs --cluster-dir DIR (from `isocheck cluster up`, or ISOCHECK_GALERA_DIR) or a --url listing \
+         the nodes (mysql://root@127.0.0.1:P1,127.0.0.1:P2/isocheck)"
+    )]
+    MissingCluster,
     /// A server with no URL.
     #[error("--db {kind} needs --url or {var} ({shape})")]
     MissingUrl {
@@ -128,6 +155,16 @@ pub struct SystemSpec {
     defect: Option<engine::Defect>,
     sqlite_begin: SqliteBegin,
     exec: Option<ExecCommand>,
+    galera: GaleraSpec,
+}
+
+/// `--db galera`'s nodes and options.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GaleraSpec {
+    /// The directory of a cluster `cluster up` started (`--cluster-dir`).
+    pub cluster_dir: Option<PathBuf>,
+    /// How sessions spread and what they set.
+    pub options: GaleraOptions,
 }
 
 /// `--db exec`'s program and how long to wait for each of its answers.
@@ -157,7 +194,29 @@ impl SystemSpec {
         {
             return Err(SpecError::MissingUrl { kind, var, shape });
         }
-        Ok(SystemSpec { kind, url: url.map(str::to_owned), defect, sqlite_begin, exec: None })
+        Ok(SystemSpec {
+            kind,
+            url: url.map(str::to_owned),
+            defect,
+            sqlite_begin,
+            exec: None,
+            galera: GaleraSpec::default(),
+        })
+    }
+
+    /// The spec of `--db galera`: its cluster directory (or the URL given) and options; neither a
+    /// directory nor a URL is an error for `--db galera`, and other systems ignore them.
+    pub fn with_galera(mut self, galera: GaleraSpec) -> Result<SystemSpec, SpecError> {
+        if self.kind == SystemKind::Galera && galera.cluster_dir.is_none() && self.url.is_none() {
+            return Err(SpecError::MissingCluster);
+        }
+        self.galera = galera;
+        Ok(self)
+    }
+
+    /// `--db galera`'s cluster directory, if given (the node nemeses need it).
+    pub fn cluster_dir(&self) -> Option<&std::path::Path> {
+        self.galera.cluster_dir.as_deref()
     }
 
     /// The spec of `--db exec`: the program to start (none is an error for `--db exec`, and a command is
@@ -207,6 +266,19 @@ impl SystemSpec {
                 let url = self.url.as_deref().unwrap_or_default();
                 Arc::new(MariadbSystem::new(url)?)
             }
+            SystemKind::Galera => {
+                let url = match (&self.url, &self.galera.cluster_dir) {
+                    (Some(url), _) => url.clone(),
+                    (None, Some(dir)) => GaleraCluster::open(dir)
+                        .map_err(|e| adapters::AdapterError::Unavailable { system: "galera", message: e.to_string() })?
+                        .url(),
+                    (None, None) => {
+                        let message = SpecError::MissingCluster.to_string();
+                        return Err(adapters::AdapterError::Unavailable { system: "galera", message });
+                    }
+                };
+                Arc::new(MariadbSystem::galera(&url, self.galera.options)?)
+            }
             SystemKind::Exec => match &self.exec {
                 Some(exec) => Arc::new(ExecSystem::start(&exec.command, exec.timeout)?),
                 None => {
@@ -252,6 +324,9 @@ mod tests {
         assert_eq!(url_for(SystemKind::Mariadb, &urls), Ok(Some("mysql://root@h/db")));
         assert_eq!(url_for(SystemKind::Postgres, &urls), Ok(Some("postgres://u@h/db")));
         assert_eq!(url_for(SystemKind::Postgres, &urls[1..]), Ok(None));
+        let galera = ["mysql://root@h:1,h:2/db".to_string(), urls[1].clone()];
+        assert_eq!(url_for(SystemKind::Galera, &galera), Ok(Some("mysql://root@h:1,h:2/db")));
+        assert_eq!(url_for(SystemKind::Mariadb, &galera), Ok(Some("mysql://root@h/db")));
         let twice = [urls[1].clone(), "mariadb://other@h/db".to_string()];
         assert_eq!(url_for(SystemKind::Mariadb, &twice), Err(SpecError::TwoUrls { kind: SystemKind::Mariadb }));
     }
@@ -270,6 +345,13 @@ mod tests {
         );
         let with_url = SystemSpec::new(SystemKind::Postgres, Some("postgres://x@h/db"), None, SqliteBegin::Deferred);
         assert_eq!(with_url.map(|s| s.label()), Ok("postgres".to_string()));
+        let galera = SystemSpec::new(SystemKind::Galera, None, None, SqliteBegin::Deferred)
+            .and_then(|s| s.with_galera(GaleraSpec::default()));
+        assert_eq!(galera, Err(SpecError::MissingCluster));
+        let dir = GaleraSpec { cluster_dir: Some("/c".into()), ..GaleraSpec::default() };
+        let galera =
+            SystemSpec::new(SystemKind::Galera, None, None, SqliteBegin::Deferred).and_then(|s| s.with_galera(dir));
+        assert_eq!(galera.map(|s| s.cluster_dir().map(|d| d.display().to_string())), Ok(Some("/c".to_string())));
         for kind in [SystemKind::Engine, SystemKind::Sqlite] {
             let spec = SystemSpec::new(kind, None, None, SqliteBegin::Immediate);
             assert_eq!(spec.map(|s| s.name()), Ok(kind.name()));

@@ -11,6 +11,7 @@ mod compare;
 mod convert;
 mod defaults;
 mod exec;
+mod galera;
 mod hermitage;
 mod hostile_input;
 mod hunt;

@@ -197,6 +197,22 @@ pub fn open_in_chromium(chromium: &Path, file: &Path) -> Page {
     }
 }
 
+/// The directory of the Galera cluster the test command starts (`ISOCHECK_GALERA_DIR`, from `isocheck
+/// cluster up`). Under the test command (`ISOCHECK_GALERA_REQUIRED` set) a missing cluster is a
+/// failure, never a skip; run alone without either variable, the test says so and passes vacuously.
+pub fn galera_dir(test: &str) -> Option<PathBuf> {
+    match std::env::var("ISOCHECK_GALERA_DIR") {
+        Ok(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ if std::env::var_os("ISOCHECK_GALERA_REQUIRED").is_some() => {
+            panic!("{test} needs a Galera cluster: ISOCHECK_GALERA_REQUIRED is set but ISOCHECK_GALERA_DIR is not")
+        }
+        _ => {
+            eprintln!("{test}: skipped, no Galera cluster (set ISOCHECK_GALERA_DIR, or run ./scripts/test)");
+            None
+        }
+    }
+}
+
 /// Of a run's history (`run/history.jsonl` in `dir`): how many write micro-ops of `ok` completions carry
 /// a version number, how many do not, and how many of other completions (which must never) do.
 pub fn write_versions(dir: &Path) -> (usize, usize, usize) {

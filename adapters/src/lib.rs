@@ -18,7 +18,8 @@
 //! other language, speak the exec protocol instead ([`ExecSystem`], `docs/EXEC.md`); [`exec_server`]
 //! serves any [`System`] over it.
 //!
-//! The implementations here: the embedded engine, SQLite, PostgreSQL, MariaDB and exec. Statement level,
+//! The implementations here: the embedded engine, SQLite, PostgreSQL, MariaDB (one server, or the nodes
+//! of a Galera cluster, which [`GaleraCluster`] can start and fault) and exec. Statement level,
 //! so both whole transactions (the runner) and scripted step-by-step interleavings (Hermitage scenarios)
 //! drive the same code. Each adapter maps the requested isolation level onto its system honestly and says
 //! how ([`LevelSupport`]); each classifies failures the way a history needs them: certainly without
@@ -45,6 +46,7 @@ mod engine_system;
 mod exec;
 pub mod exec_protocol;
 pub mod exec_server;
+pub mod galera_cluster;
 mod level;
 mod mariadb;
 mod postgres;
@@ -56,9 +58,10 @@ mod txn_state;
 pub use self::postgres::PostgresSystem;
 pub use engine_system::EngineSystem;
 pub use exec::{ExecSystem, LOST_CAUSE};
+pub use galera_cluster::{ClusterError, GaleraCluster, NodeStatus};
 pub use level::{
     DOCUMENTED_BEHAVIOUR, DocumentedBehaviour, Level, LevelSupport, ParseLevelError, documented_behaviour,
 };
-pub use mariadb::MariadbSystem;
+pub use mariadb::{GALERA_STATEMENT_TIMEOUT, GaleraOptions, MariadbSystem};
 pub use session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 pub use sqlite::{ParseSqliteBeginError, SqliteBegin, SqliteSystem};

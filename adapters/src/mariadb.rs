@@ -18,6 +18,16 @@
 //! `update_where` locks the matching rows with `SELECT ... FOR UPDATE` (the same latest-committed,
 //! locking read an `UPDATE` makes) and updates them by key: what it reports is exactly what it changed.
 //!
+//! Galera (`--db galera`, [`MariadbSystem::galera`]) is the same adapter over several nodes of one
+//! cluster: tables are created through the first node that answers (DDL replicates), each new session
+//! connects to the next node in turn (or always to one, `affinity`), trying the others while its node
+//! is down, and reports its node ([`Session::node`]). Its connections have read and write timeouts
+//! ([`GALERA_STATEMENT_TIMEOUT`]), longer than the 5 to 6.5 s the survivors stall while a lost node is
+//! missed, so a statement on a dead or paused node ends as a lost connection instead of hanging;
+//! `wsrep_sync_wait` may be set for every session. Galera's own errors: 1047 (WSREP has not yet
+//! prepared node for application use) is an abort before COMMIT and indeterminate in answer to it, and
+//! the session is replaced either way; a certification failure is 1213, as a deadlock is.
+//!
 //! Errors are classified by `classify`: deadlock (1213, also Galera's certification failure), lock
 //! wait timeout (1205, after which InnoDB rolls back only the statement: the session's transaction
 //! state rolls back the rest) and 1020 (record changed since the snapshot, `innodb_snapshot_isolation`)
@@ -25,7 +35,7 @@
 //! transaction is then rolled back; a connection lost during COMMIT is indeterminate. The kill switch is
 //! `KILL CONNECTION` from a separate admin connection.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -45,13 +55,55 @@ const NAME: &str = "mariadb";
 /// The URL parameter that sets `innodb_snapshot_isolation` for every session.
 const SNAPSHOT_PARAM: &str = "innodb_snapshot_isolation";
 
-/// MariaDB, on a server given by URL.
+/// The Galera system's name, as [`System::name`] says it.
+const GALERA: &str = "galera";
+
+/// How long a Galera session waits for any one answer (and for a connection) before its node counts as
+/// gone: longer than the survivors' stall while a killed node is missed (5 to 6.5 s measured), shorter
+/// than a run should hang.
+pub const GALERA_STATEMENT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// How long a Galera connection that sets up tables waits for an answer.
+const GALERA_SETUP_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A Galera session's lock wait timeout (seconds), below [`GALERA_STATEMENT_TIMEOUT`], so that a
+/// statement waiting for a lock ends as 1205 rather than as a lost connection; a URL may set another.
+const GALERA_LOCK_WAIT_S: u32 = 10;
+
+/// How long a new Galera session keeps trying the nodes, in turn, before it reports none reachable.
+const GALERA_CONNECT_PATIENCE: Duration = Duration::from_secs(5);
+
+/// MariaDB, on a server given by URL, or Galera, on the nodes of one cluster.
 pub struct MariadbSystem {
-    opts: Opts,
+    name: &'static str,
+    nodes: Vec<Node>,
+    /// The node the next session connects to first (round robin).
+    next: AtomicUsize,
+    /// Every session on this node (an index into `nodes`), if set.
+    affinity: Option<usize>,
+    /// `wsrep_sync_wait` as every session sets it (Galera), if the run sets it.
+    sync_wait: Option<u32>,
     version: String,
     snapshot_isolation: Option<bool>,
     tables: Mutex<Created>,
+}
+
+/// One server of the system: its name (`n1`, ... for Galera; empty for one MariaDB), how to reach it,
+/// and the connection that kills its sessions.
+struct Node {
+    name: String,
+    opts: Opts,
     admin: Arc<Admin>,
+}
+
+/// How a Galera system spreads its sessions and what each sets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GaleraOptions {
+    /// Put every session on this node (from 0) rather than round robin over all.
+    pub affinity: Option<usize>,
+    /// `SET SESSION wsrep_sync_wait = N` in every session (1: reads wait until the node has applied
+    /// every write the cluster committed before them).
+    pub sync_wait: Option<u32>,
 }
 
 /// The tables this system created and has not dropped yet.
@@ -97,43 +149,95 @@ impl MariadbSystem {
     /// URL parameters, `innodb_snapshot_isolation=on|off` and `innodb_lock_wait_timeout=SECONDS` set
     /// those variables in every session. A URL without a connect timeout gets 10 seconds.
     pub fn new(url: &str) -> Result<MariadbSystem, AdapterError> {
-        // `mariadb://` says the same as `mysql://`, which is the only scheme the `mysql` crate knows.
-        let url = match url.split_once("://") {
-            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("mariadb") => format!("mysql://{rest}"),
-            _ => url.to_string(),
+        let opts = node_opts(NAME, url, None, &[])?;
+        let (conn, version, snapshot_isolation) = Self::first_look(NAME, &opts)?;
+        let admin = Arc::new(Admin { opts: opts.clone(), conn: Mutex::new(Some(conn)) });
+        Ok(MariadbSystem {
+            name: NAME,
+            nodes: vec![Node { name: String::new(), opts, admin }],
+            next: AtomicUsize::new(0),
+            affinity: None,
+            sync_wait: None,
+            version,
+            snapshot_isolation,
+            tables: Mutex::default(),
+        })
+    }
+
+    /// A Galera cluster at `url`, which lists its nodes (`mysql://root@127.0.0.1:P1,127.0.0.1:P2/db`,
+    /// named `n1`, `n2`, ... in that order), with the URL parameters of [`MariadbSystem::new`]. The
+    /// version and settings are read from the first node that answers.
+    pub fn galera(url: &str, options: GaleraOptions) -> Result<MariadbSystem, AdapterError> {
+        let urls = node_urls(url)?;
+        if let Some(a) = options.affinity
+            && a >= urls.len()
+        {
+            return Err(AdapterError::Unavailable {
+                system: GALERA,
+                message: format!("node affinity {} names no node of the {} the URL lists", a + 1, urls.len()),
+            });
+        }
+        let mut init: Vec<String> =
+            options.sync_wait.map(|n| format!("SET SESSION wsrep_sync_wait = {n}")).into_iter().collect();
+        if !url.contains("innodb_lock_wait_timeout=") {
+            init.insert(0, format!("SET SESSION innodb_lock_wait_timeout = {GALERA_LOCK_WAIT_S}"));
+        }
+        let mut nodes = Vec::with_capacity(urls.len());
+        let mut first = None;
+        let mut errors = Vec::new();
+        for (i, url) in urls.iter().enumerate() {
+            let name = format!("n{}", i + 1);
+            let opts = node_opts(GALERA, url, Some(GALERA_STATEMENT_TIMEOUT), &init)?;
+            let conn = if first.is_none() {
+                match Self::first_look(GALERA, &opts) {
+                    Ok((conn, version, snapshot)) => {
+                        first = Some((version, snapshot));
+                        Some(conn)
+                    }
+                    Err(e) => {
+                        errors.push(format!("{name}: {e}"));
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            nodes.push(Node { name, opts: opts.clone(), admin: Arc::new(Admin { opts, conn: Mutex::new(conn) }) });
+        }
+        let Some((version, snapshot_isolation)) = first else {
+            return Err(AdapterError::Unavailable { system: GALERA, message: errors.join("; ") });
         };
-        let (url, session) = take_session_params(&url)?;
-        let parsed = Opts::from_url(&url)
-            .map_err(|e| AdapterError::Unavailable { system: NAME, message: format!("bad URL: {e}") })?;
-        let mut builder = OptsBuilder::from_opts(parsed.clone())
-            // The URL's host and port, not a socket the server names: every session reaches the same server.
-            .prefer_socket(false)
-            // Affected rows count the rows matched, not only those whose value changed.
-            .additional_capabilities(CapabilityFlags::CLIENT_FOUND_ROWS)
-            .stmt_cache_size(256);
-        if parsed.get_tcp_connect_timeout().is_none() {
-            builder = builder.tcp_connect_timeout(Some(Duration::from_secs(10)));
-        }
-        if !session.statements.is_empty() {
-            builder = builder.init([parsed.get_init(), session.statements].concat());
-        }
-        let opts = Opts::from(builder);
+        Ok(MariadbSystem {
+            name: GALERA,
+            nodes,
+            next: AtomicUsize::new(0),
+            affinity: options.affinity,
+            sync_wait: options.sync_wait,
+            version,
+            snapshot_isolation,
+            tables: Mutex::default(),
+        })
+    }
+
+    /// A connection to a server, its version and its `innodb_snapshot_isolation`.
+    fn first_look(system: &'static str, opts: &Opts) -> Result<(Conn, String, Option<bool>), AdapterError> {
+        let unavailable = |e: mysql::Error| AdapterError::Unavailable { system, message: e.to_string() };
         let mut conn = Conn::new(opts.clone()).map_err(unavailable)?;
         let (version, comment): (String, String) = conn
             .query_first("SELECT @@version, @@version_comment")
             .map_err(unavailable)?
-            .ok_or_else(|| AdapterError::Unavailable { system: NAME, message: "no version".into() })?;
+            .ok_or_else(|| AdapterError::Unavailable { system, message: "no version".into() })?;
+        let mut version = format!("MariaDB {version} ({comment})");
+        if system == GALERA
+            && let Ok(Some((_, provider))) =
+                conn.query_first::<(String, String), _>("SHOW GLOBAL STATUS LIKE 'wsrep_provider_version'")
+        {
+            version.push_str(&format!(", Galera {provider}"));
+        }
         // The variable exists since MariaDB 10.6.18, 10.11.8 and 11.x; elsewhere the answer is an error.
         let snapshot_isolation =
             conn.query_first::<i64, _>("SELECT @@SESSION.innodb_snapshot_isolation").ok().flatten();
-        let admin = Arc::new(Admin { opts: opts.clone(), conn: Mutex::new(Some(conn)) });
-        Ok(MariadbSystem {
-            opts,
-            version: format!("MariaDB {version} ({comment})"),
-            snapshot_isolation: snapshot_isolation.map(|v| v != 0),
-            tables: Mutex::default(),
-            admin,
-        })
+        Ok((conn, version, snapshot_isolation.map(|v| v != 0)))
     }
 
     /// `innodb_snapshot_isolation` as the system's sessions run: `None` where the server has no such
@@ -147,8 +251,72 @@ impl MariadbSystem {
         lock(&self.tables).current.as_ref().map(|t| (t.lists.clone(), t.registers.clone()))
     }
 
+    /// A connection for setting up tables: to the first node that answers. On a cluster its timeouts
+    /// are [`GALERA_SETUP_TIMEOUT`]: DDL waits its turn in the cluster's total order, behind every write
+    /// set still being applied.
     fn conn(&self) -> Result<Conn, AdapterError> {
-        Conn::new(self.opts.clone()).map_err(unavailable)
+        if self.name != GALERA {
+            return self.session_conn(0).map(|(_, conn)| conn);
+        }
+        let mut errors = Vec::new();
+        for node in &self.nodes {
+            let opts = OptsBuilder::from_opts(node.opts.clone())
+                .read_timeout(Some(GALERA_SETUP_TIMEOUT))
+                .write_timeout(Some(GALERA_SETUP_TIMEOUT));
+            match Conn::new(opts) {
+                Ok(conn) => return Ok(conn),
+                Err(e) => errors.push(format!("{}: {e}", node.name)),
+            }
+        }
+        Err(AdapterError::Unavailable { system: self.name, message: errors.join("; ") })
+    }
+
+    /// Waits until every node that answers has applied the run's tables and initial rows (a read with
+    /// `wsrep_sync_wait = 1` waits for every write set committed before it): DDL and the rows were
+    /// applied on the node that ran them, and reach the others a moment later.
+    fn wait_for_tables(&self, tables: &Tables) -> Result<(), AdapterError> {
+        if self.name != GALERA {
+            return Ok(());
+        }
+        for node in &self.nodes {
+            let opts = OptsBuilder::from_opts(node.opts.clone())
+                .read_timeout(Some(GALERA_SETUP_TIMEOUT))
+                .write_timeout(Some(GALERA_SETUP_TIMEOUT));
+            // A node that is down gets the tables when it rejoins, before it accepts a session.
+            let Ok(mut conn) = Conn::new(opts) else { continue };
+            let sql = format!("SELECT COUNT(*) FROM {}", tables.registers);
+            conn.query_drop("SET SESSION wsrep_sync_wait = 1")
+                .and_then(|()| conn.query_drop(sql))
+                .map_err(|e| AdapterError::Unavailable { system: self.name, message: format!("{}: {e}", node.name) })?;
+        }
+        Ok(())
+    }
+
+    /// A connection to node `first`, or, while it cannot be reached, to the others in turn (for up to
+    /// [`GALERA_CONNECT_PATIENCE`] on a cluster); the node's index and the connection.
+    fn session_conn(&self, first: usize) -> Result<(usize, Conn), AdapterError> {
+        let n = self.nodes.len();
+        let started = Instant::now();
+        let mut errors = Vec::new();
+        loop {
+            errors.clear();
+            for i in (0..n).map(|k| (first + k) % n) {
+                match Conn::new(self.nodes[i].opts.clone()) {
+                    Ok(conn) => return Ok((i, conn)),
+                    Err(e) if n == 1 => {
+                        return Err(AdapterError::Unavailable { system: self.name, message: e.to_string() });
+                    }
+                    Err(e) => errors.push(format!("{}: {e}", self.nodes[i].name)),
+                }
+                if self.affinity.is_some() {
+                    break;
+                }
+            }
+            if started.elapsed() > GALERA_CONNECT_PATIENCE {
+                return Err(AdapterError::Unavailable { system: self.name, message: errors.join("; ") });
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 
     /// Drops these tables, returning those that could not be dropped (still locked by a session).
@@ -161,6 +329,59 @@ impl MariadbSystem {
             })
             .collect()
     }
+}
+
+/// A node's connection options from its URL: `mariadb://` read as `mysql://`, the session parameters
+/// of [`SESSION_PARAMS`] and `init` run in every session, a 10 s connect timeout unless the URL sets
+/// one, and `timeout` (Galera) for every read and write.
+fn node_opts(
+    system: &'static str,
+    url: &str,
+    timeout: Option<Duration>,
+    init: &[String],
+) -> Result<Opts, AdapterError> {
+    // `mariadb://` says the same as `mysql://`, which is the only scheme the `mysql` crate knows.
+    let url = match url.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("mariadb") => format!("mysql://{rest}"),
+        _ => url.to_string(),
+    };
+    let (url, session) = take_session_params(&url)?;
+    let parsed =
+        Opts::from_url(&url).map_err(|e| AdapterError::Unavailable { system, message: format!("bad URL: {e}") })?;
+    let mut builder = OptsBuilder::from_opts(parsed.clone())
+        // The URL's host and port, not a socket the server names: every session reaches the same server.
+        .prefer_socket(false)
+        // Affected rows count the rows matched, not only those whose value changed.
+        .additional_capabilities(CapabilityFlags::CLIENT_FOUND_ROWS)
+        .stmt_cache_size(256);
+    if parsed.get_tcp_connect_timeout().is_none() {
+        builder = builder.tcp_connect_timeout(Some(timeout.unwrap_or(Duration::from_secs(10))));
+    }
+    if let Some(timeout) = timeout {
+        builder = builder.read_timeout(Some(timeout)).write_timeout(Some(timeout));
+    }
+    let statements = [parsed.get_init(), session.statements, init.to_vec()].concat();
+    if !statements.is_empty() {
+        builder = builder.init(statements);
+    }
+    Ok(Opts::from(builder))
+}
+
+/// The URL of each node a URL lists (`mysql://user@h1:p1,h2:p2/db?params`): the same URL with one host.
+fn node_urls(url: &str) -> Result<Vec<String>, AdapterError> {
+    let bad = |why: &str| AdapterError::Unavailable { system: GALERA, message: format!("bad URL: {why}") };
+    let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("expected mysql://user@host:port,host:port/db"))?;
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(end);
+    let (user, hosts) = match authority.rsplit_once('@') {
+        Some((user, hosts)) => (format!("{user}@"), hosts),
+        None => (String::new(), authority),
+    };
+    let hosts: Vec<&str> = hosts.split(',').collect();
+    if hosts.iter().any(|h| h.is_empty()) {
+        return Err(bad("an empty host in the list of nodes"));
+    }
+    Ok(hosts.iter().map(|host| format!("{scheme}://{user}{host}{path}")).collect())
 }
 
 /// Session variables a URL may set for every session, which the `mysql` crate does not know as URL
@@ -218,7 +439,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl System for MariadbSystem {
     fn name(&self) -> &'static str {
-        NAME
+        self.name
     }
 
     fn version(&self) -> String {
@@ -252,7 +473,23 @@ impl System for MariadbSystem {
             Some(false) => "OFF",
             None => "absent (the server has no such variable)",
         };
-        vec![(SNAPSHOT_PARAM, value.to_string())]
+        let mut settings = vec![(SNAPSHOT_PARAM, value.to_string())];
+        if self.name == GALERA {
+            let wait = self.sync_wait.map_or_else(|| "server default".to_string(), |n| n.to_string());
+            settings.push(("wsrep_sync_wait", wait));
+            let nodes: Vec<String> = self
+                .nodes
+                .iter()
+                .map(|n| format!("{}={}:{}", n.name, n.opts.get_ip_or_hostname(), n.opts.get_tcp_port()))
+                .collect();
+            settings.push(("galera_nodes", nodes.join(" ")));
+            let spread = match self.affinity {
+                Some(a) => format!("every session on n{}", a + 1),
+                None => "round robin".to_string(),
+            };
+            settings.push(("galera_sessions", spread));
+        }
+        settings
     }
 
     fn prepare(&self, registers: &[(Key, i64)]) -> Result<(), AdapterError> {
@@ -277,6 +514,7 @@ impl System for MariadbSystem {
         .map_err(unavailable)?;
         // The tables exist from here: record them, so a failure below still drops them later.
         created.current = Some(tables.clone());
+        let written = tables.clone();
         let insert = format!("INSERT INTO {} (k, v) VALUES (?, ?)", tables.registers);
         conn.query_drop("START TRANSACTION").map_err(unavailable)?;
         for (key, value) in registers {
@@ -285,7 +523,8 @@ impl System for MariadbSystem {
                 message: format!("initial register {key}: {e}"),
             })?;
         }
-        conn.query_drop("COMMIT").map_err(unavailable)
+        conn.query_drop("COMMIT").map_err(unavailable)?;
+        self.wait_for_tables(&written)
     }
 
     fn prepare_records(&self, fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {
@@ -312,7 +551,11 @@ impl System for MariadbSystem {
                 .collect();
             conn.exec_drop(&insert, params).map_err(unavailable)?;
         }
-        conn.query_drop("COMMIT").map_err(unavailable)
+        conn.query_drop("COMMIT").map_err(unavailable)?;
+        match lock(&self.tables).current.clone() {
+            Some(tables) => self.wait_for_tables(&tables),
+            None => Ok(()),
+        }
     }
 
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
@@ -320,9 +563,13 @@ impl System for MariadbSystem {
             system: NAME,
             message: "connect before prepare: no tables yet".into(),
         })?;
-        let conn = self.conn()?;
-        let kill = Arc::new(MyKill { admin: Arc::clone(&self.admin), id: conn.connection_id() });
-        Ok(Box::new(Tracked::new(MyConn { conn, tables, kill, committing: false, lost: false })))
+        let n = self.nodes.len();
+        let first = self.affinity.unwrap_or_else(|| self.next.fetch_add(1, Ordering::Relaxed) % n);
+        let (i, conn) = self.session_conn(first)?;
+        let node = &self.nodes[i];
+        let kill = Arc::new(MyKill { admin: Arc::clone(&node.admin), id: conn.connection_id() });
+        let node = (self.name == GALERA).then(|| node.name.clone());
+        Ok(Box::new(Tracked::new(MyConn { conn, tables, kill, committing: false, lost: false, node })))
     }
 }
 
@@ -411,6 +658,8 @@ struct MyConn {
     committing: bool,
     /// Whether an error said the connection is gone; nothing more is sent on it.
     lost: bool,
+    /// The cluster node it is connected to (Galera).
+    node: Option<String>,
 }
 
 impl MyConn {
@@ -454,6 +703,12 @@ enum Fault {
 /// inactivity (MySQL).
 const LOST: [u16; 10] = [1053, 1152, 1158, 1159, 1160, 1161, 1927, 2006, 2013, 4031];
 
+/// Galera's "WSREP has not yet prepared node for application use" (ER_UNKNOWN_COM_ERROR, reused).
+const NOT_PREPARED: u16 = 1047;
+
+/// "Got error N during COMMIT" (ER_ERROR_DURING_COMMIT).
+const ERROR_DURING_COMMIT: u16 = 1180;
+
 /// Server error numbers that say the run itself is broken, not the transaction: no such database
 /// (1049), table (1146) or column (1054), a syntax error (1064), access denied (1044, 1045, 1142, 1143).
 const BROKEN_RUN: [u16; 8] = [1044, 1045, 1049, 1054, 1064, 1142, 1143, 1146];
@@ -480,6 +735,8 @@ fn fault(e: &mysql::Error) -> Fault {
 /// |--------------------------------------------------|---------------------------|-----------------------------|
 /// | connection lost (I/O, 1927 killed, 2013, ...)    | Aborted, session lost     | Indeterminate, session lost |
 /// | a run that cannot work (1146 no table, 1064, ...) | Fatal                     | Fatal                       |
+/// | 1047 (Galera: node not prepared)                 | Aborted, session lost     | Indeterminate, session lost |
+/// | 1180 (error during COMMIT)                       | Aborted                   | Indeterminate               |
 /// | any other server error (1213, 1205, 1020, 1062)  | Aborted (its number)      | Aborted (its number)        |
 /// | an error of the client itself                    | Fatal                     | Fatal                       |
 ///
@@ -496,6 +753,23 @@ fn classify(fault: Fault, committing: bool, message: String) -> TxnError {
             session_lost: true,
         },
         Fault::Server(code) if BROKEN_RUN.contains(&code) => TxnError::fatal(code.to_string(), message),
+        // Galera's node is not (or no longer) part of the primary component: it refuses before COMMIT,
+        // but answering COMMIT it may come after the writeset was replicated. The session goes to a
+        // node that can serve it.
+        Fault::Server(NOT_PREPARED) => TxnError {
+            failure: if committing { Failure::Indeterminate } else { Failure::Aborted },
+            cause: NOT_PREPARED.to_string(),
+            message,
+            session_lost: true,
+        },
+        // "Got error N during COMMIT": the commit failed somewhere past the point where the server can
+        // say whether its writes replicated (Galera answers it when the group is lost mid-commit).
+        Fault::Server(ERROR_DURING_COMMIT) if committing => TxnError {
+            failure: Failure::Indeterminate,
+            cause: ERROR_DURING_COMMIT.to_string(),
+            message,
+            session_lost: false,
+        },
         Fault::Server(code) => TxnError::aborted(code.to_string(), message),
         Fault::Client => TxnError::fatal("mysql-client", message),
     }
@@ -658,6 +932,10 @@ impl Session for MyConn {
     fn kill_switch(&self) -> Option<Arc<dyn KillSwitch>> {
         Some(Arc::clone(&self.kill) as Arc<dyn KillSwitch>)
     }
+
+    fn node(&self) -> Option<&str> {
+        self.node.as_deref()
+    }
 }
 
 #[cfg(test)]
@@ -680,6 +958,10 @@ mod tests {
             (Fault::Server(1020), false, (Failure::Aborted, "1020", false)),
             (Fault::Server(1062), false, (Failure::Aborted, "1062", false)),
             (Fault::Server(1406), false, (Failure::Aborted, "1406", false)),
+            (Fault::Server(1047), false, (Failure::Aborted, "1047", true)),
+            (Fault::Server(1047), true, (Failure::Indeterminate, "1047", true)),
+            (Fault::Server(1180), false, (Failure::Aborted, "1180", false)),
+            (Fault::Server(1180), true, (Failure::Indeterminate, "1180", false)),
             (Fault::Server(1146), false, (Failure::Fatal, "1146", false)),
             (Fault::Server(1064), true, (Failure::Fatal, "1064", false)),
             (Fault::Client, false, (Failure::Fatal, "mysql-client", false)),
@@ -736,6 +1018,33 @@ mod tests {
         for bad in ["innodb_snapshot_isolation=maybe", "innodb_lock_wait_timeout=1;DROP", "innodb_lock_wait_timeout"] {
             assert!(take_session_params(&format!("{url}?{bad}")).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_galera_url_lists_its_nodes_and_each_gets_the_rest_of_the_url() {
+        assert_eq!(
+            node_urls("mysql://root@127.0.0.1:1,127.0.0.1:2/isocheck?innodb_lock_wait_timeout=3").unwrap(),
+            [
+                "mysql://root@127.0.0.1:1/isocheck?innodb_lock_wait_timeout=3",
+                "mysql://root@127.0.0.1:2/isocheck?innodb_lock_wait_timeout=3"
+            ]
+        );
+        assert_eq!(node_urls("mysql://u:p@h:1/db").unwrap(), ["mysql://u:p@h:1/db"]);
+        assert_eq!(node_urls("mysql://h1,h2").unwrap(), ["mysql://h1", "mysql://h2"]);
+        assert!(node_urls("mysql://root@h1,,h2/db").is_err());
+        assert!(node_urls("h1,h2").is_err());
+    }
+
+    #[test]
+    fn a_galera_session_times_out_and_sets_sync_wait() {
+        let init = ["SET SESSION wsrep_sync_wait = 1".to_string()];
+        let opts = node_opts(GALERA, "mysql://root@h:1/db", Some(GALERA_STATEMENT_TIMEOUT), &init).unwrap();
+        assert_eq!(opts.get_read_timeout(), Some(&GALERA_STATEMENT_TIMEOUT));
+        assert_eq!(opts.get_write_timeout(), Some(&GALERA_STATEMENT_TIMEOUT));
+        assert_eq!(opts.get_init(), init);
+        let plain = node_opts(NAME, "mariadb://root@h:1/db", None, &[]).unwrap();
+        assert_eq!(plain.get_read_timeout(), None);
+        assert_eq!(plain.get_tcp_connect_timeout(), Some(Duration::from_secs(10)));
     }
 
     #[test]

@@ -132,6 +132,12 @@ pub trait Session: Send {
     /// A switch another thread can use to break this session's connection (the nemesis), if the system
     /// has one.
     fn kill_switch(&self) -> Option<Arc<dyn KillSwitch>>;
+
+    /// The node of a cluster this session is connected to (Galera: `n1`, `n2`, ...), recorded as each
+    /// op's `node`; `None` for a system of one node.
+    fn node(&self) -> Option<&str> {
+        None
+    }
 }
 
 fn no_records() -> TxnError {

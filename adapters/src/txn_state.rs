@@ -197,6 +197,10 @@ impl<C: Session> Session for Tracked<C> {
     fn kill_switch(&self) -> Option<Arc<dyn KillSwitch>> {
         self.conn.kill_switch()
     }
+
+    fn node(&self) -> Option<&str> {
+        self.conn.node()
+    }
 }
 
 #[cfg(test)]

@@ -209,6 +209,21 @@ impl Op {
         Op { commit_order, ..self }
     }
 
+    /// The operation with the node of a cluster it ran on (the `node` field, kept among the extra
+    /// fields, so every format writes it back), if it ran on one.
+    pub fn with_node(mut self, node: Option<&str>) -> Op {
+        if let Some(node) = node {
+            self.extra.retain(|(name, _)| &**name != "node");
+            self.extra.push(("node".into(), serde_json::Value::String(node.to_string())));
+        }
+        self
+    }
+
+    /// The node of a cluster it ran on (`node`), if the history says.
+    pub fn node(&self) -> Option<&str> {
+        self.extra.iter().find(|(name, _)| &**name == "node").and_then(|(_, v)| v.as_str())
+    }
+
     /// The transaction's micro-ops; empty for other values.
     pub fn mops(&self) -> &[Mop] {
         self.value.mops()
@@ -275,5 +290,16 @@ mod tests {
             r#"{"index":0,"type":"fail","process":3,"f":"txn","time":40,"value":[["append",1,2]],"error":"40001"}"#
         );
         assert_eq!(Op::new(OpType::Info, Process::Nemesis, Function::Txn, OpValue::Txn(Vec::new())).time, None);
+    }
+
+    #[test]
+    fn a_node_is_written_as_the_node_field_and_read_back() {
+        let op = Op::txn(OpType::Ok, 1, Vec::new()).with_node(Some("n2"));
+        assert_eq!(op.node(), Some("n2"));
+        assert_eq!(
+            serde_json::to_string(&op).unwrap(),
+            r#"{"index":0,"type":"ok","process":1,"f":"txn","value":[],"node":"n2"}"#
+        );
+        assert_eq!(Op::txn(OpType::Ok, 1, Vec::new()).with_node(None).node(), None);
     }
 }

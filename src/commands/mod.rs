@@ -2,6 +2,7 @@
 //! means bad input or usage (exit 2).
 
 mod check;
+mod cluster;
 mod compare;
 mod convert;
 mod hermitage;
@@ -23,6 +24,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Compare(args) => compare::run(&args),
         Command::Shrink(args) => shrink::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Cluster(args) => cluster::run(&args),
         Command::ServeExec(args) => serve_exec::run(&args),
     }
 }

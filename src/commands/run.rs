@@ -21,6 +21,7 @@ use isocheck::judge::judge;
 use isocheck::run_summary::{RunSettings, run_summary};
 use isocheck::runner::nemesis::Fault;
 use isocheck::runner::{self, Limit, RunConfig};
+use isocheck::system_spec::SystemKind;
 
 /// Transactions in a run when neither --txns nor --duration is given.
 const DEFAULT_TXNS: u64 = 10_000;
@@ -92,6 +93,8 @@ pub fn execute(
     let mut workload_spec = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario)?;
     workload_spec.params.key_count = variation.key_count;
     workload_spec.params.max_txn_len = variation.max_txn_len;
+    // Checked before the system is opened: a nemesis that cannot work is bad usage, whatever the system.
+    let nemesis = nemesis(args)?;
     let system = spec.open()?;
     let support = system.level(args.isolation);
     if !support.is_runnable() {
@@ -112,7 +115,7 @@ pub fn execute(
         clients,
         limit,
         progress,
-        nemesis: nemesis(args)?,
+        nemesis,
         record: true,
     };
     let outcome = runner::run(&config)?;
@@ -198,6 +201,23 @@ fn nemesis(args: &RunArgs) -> anyhow::Result<Option<(Fault, std::time::Duration)
             Fault::Commands { break_cmd: b.clone(), heal_cmd: h.clone() }
         }
         (Some(NemesisName::Commands), _, _) => bail!("--nemesis commands needs --nemesis-cmd and --heal-cmd"),
+        (Some(node), None, _) => {
+            let spec = args.system.spec()?;
+            let name = nemesis_name(args).unwrap_or_default();
+            if spec.kind() != SystemKind::Galera {
+                bail!("--nemesis {name} faults the nodes of a Galera cluster: it needs --db galera");
+            }
+            let Some(dir) = spec.cluster_dir() else {
+                bail!("--nemesis {name} needs --cluster-dir DIR (the cluster's pids), not only a --url")
+            };
+            let cluster = adapters::GaleraCluster::open(dir)?;
+            match node {
+                NemesisName::KillNode => Fault::KillNode(cluster),
+                NemesisName::PauseNode => Fault::PauseNode(cluster),
+                _ => Fault::RestartCluster(cluster),
+            }
+        }
+        (Some(_), Some(_), _) => bail!("--nemesis-cmd goes with --nemesis commands"),
     };
     if args.nemesis_every.is_zero() {
         bail!("--nemesis-every must be longer than zero");
@@ -225,6 +245,9 @@ pub fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
 fn nemesis_name(args: &RunArgs) -> Option<String> {
     args.nemesis.map(|n| match n {
         NemesisName::KillConnections => "kill-connections".to_string(),
+        NemesisName::KillNode => "kill-node".to_string(),
+        NemesisName::PauseNode => "pause-node".to_string(),
+        NemesisName::RestartCluster => "restart-cluster".to_string(),
         NemesisName::Commands => format!(
             "commands ({} / {})",
             args.nemesis_cmd.as_deref().unwrap_or(""),

@@ -69,6 +69,7 @@ impl Client {
         Op::new(kind, Process::Client(self.process), plan_f.clone(), OpValue::Txn(value))
             .with_time(self.shared.clock.now())
             .with_error(error)
+            .with_node(self.session.node())
     }
 
     /// Runs one transaction and records it.

@@ -3,7 +3,11 @@
 //! Jepsen records them. Built in: `kill-connections`, which breaks every client's connection through its
 //! session's kill switch (PostgreSQL: `pg_terminate_backend`; SQLite and the engine: the session is
 //! dropped); for anything else, a pair of shell commands run alternately (`--nemesis-cmd` to break,
-//! `--heal-cmd` to heal). Clients reconnect and go on. This module owns the schedule and the record; how a
+//! `--heal-cmd` to heal); and, on a Galera cluster `cluster up` started, faults on its nodes, each in
+//! turn: `kill-node` (SIGKILL, then a restart from the recovered position one interval later, waiting
+//! until the node has rejoined), `pause-node` (SIGSTOP, then SIGCONT) and `restart-cluster` (every node
+//! stopped and started again from its data), each op naming the node it hit (`node`, and in its value).
+//! Clients reconnect and go on. This module owns the schedule and the record; how a
 //! connection breaks is each adapter's.
 
 use std::process::Command;
@@ -11,7 +15,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use adapters::KillSwitch;
+use adapters::galera_cluster::Rejoin;
+use adapters::{ClusterError, GaleraCluster, KillSwitch};
 use histories::{Function, Op, OpType, OpValue, Process};
 
 use super::Shared;
@@ -29,6 +34,12 @@ pub enum Fault {
         /// Repairs it.
         heal_cmd: String,
     },
+    /// SIGKILL a node of the cluster, then restart it, alternately; node after node.
+    KillNode(GaleraCluster),
+    /// SIGSTOP a node, then SIGCONT it, alternately; node after node.
+    PauseNode(GaleraCluster),
+    /// Stop every node of the cluster and start them again, each interval.
+    RestartCluster(GaleraCluster),
 }
 
 /// The clients' kill switches, by client; a client replaces its own when it reconnects.
@@ -62,11 +73,40 @@ impl KillSwitches {
 pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, shared: &Shared) -> ClientLog {
     let mut record = ClientLog::default();
     let mut breaking = true;
+    // The node the next node fault hits (from 0).
+    let mut target = 0;
     loop {
         if sleep_unless_stopped(every, shared) {
             break;
         }
         let (name, value) = match fault {
+            Fault::KillNode(cluster) | Fault::PauseNode(cluster) => {
+                let kill = matches!(fault, Fault::KillNode(_));
+                let node = cluster.nodes()[target].name.clone();
+                let name = match (kill, breaking) {
+                    (true, true) => "kill-node",
+                    (true, false) => "restart-node",
+                    (false, true) => "pause-node",
+                    (false, false) => "resume-node",
+                };
+                record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
+                let done = match (kill, breaking) {
+                    (true, true) => cluster.kill_node(target).map(|()| None),
+                    (true, false) => cluster.restart_node(target).map(Some),
+                    (false, true) => cluster.pause_node(target).map(|()| None),
+                    (false, false) => cluster.resume_node(target).map(|()| None),
+                };
+                if !breaking {
+                    target = (target + 1) % cluster.nodes().len();
+                }
+                breaking = !breaking;
+                record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
+                continue;
+            }
+            Fault::RestartCluster(cluster) => {
+                invoke(&mut record, shared, "restart-cluster");
+                ("restart-cluster", outcome("all", cluster.restart_cluster().map(|()| None)))
+            }
             Fault::KillConnections => {
                 invoke(&mut record, shared, "kill-connections");
                 let killed = switches.kill_all();
@@ -82,14 +122,42 @@ pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, share
         record.ops.push(op(shared, OpType::Info, name, value));
     }
     // Leave the system healed.
-    if let Fault::Commands { heal_cmd, .. } = fault
-        && !breaking
-    {
-        invoke(&mut record, shared, "heal");
-        let value = shell(heal_cmd);
-        record.ops.push(op(shared, OpType::Info, "heal", value));
+    if !breaking {
+        match fault {
+            Fault::Commands { heal_cmd, .. } => {
+                invoke(&mut record, shared, "heal");
+                let value = shell(heal_cmd);
+                record.ops.push(op(shared, OpType::Info, "heal", value));
+            }
+            Fault::KillNode(cluster) | Fault::PauseNode(cluster) => {
+                let node = cluster.nodes()[target].name.clone();
+                let kill = matches!(fault, Fault::KillNode(_));
+                let name = if kill { "restart-node" } else { "resume-node" };
+                record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
+                let done = if kill {
+                    cluster.restart_node(target).map(Some)
+                } else {
+                    cluster.resume_node(target).map(|()| None)
+                };
+                record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
+            }
+            Fault::KillConnections | Fault::RestartCluster(_) => {}
+        }
     }
     record
+}
+
+/// A node fault's value: the node, how a restarted node rejoined, and the error if the fault (or its
+/// healing) failed.
+fn outcome(node: &str, done: Result<Option<Rejoin>, ClusterError>) -> serde_json::Value {
+    match done {
+        Ok(None) => serde_json::json!({ "node": node }),
+        Ok(Some(Rejoin::Ist { position })) => {
+            serde_json::json!({ "node": node, "rejoined": "ist", "position": position })
+        }
+        Ok(Some(Rejoin::Sst { why })) => serde_json::json!({ "node": node, "rejoined": "sst", "recovery_failed": why }),
+        Err(e) => serde_json::json!({ "node": node, "error": e.to_string() }),
+    }
 }
 
 /// Sleeps for `d` in short steps; whether the run stopped meanwhile.

@@ -1,0 +1,241 @@
+//! A three-node MariaDB Galera cluster end to end (the one the test command starts with `isocheck
+//! cluster up`, `ISOCHECK_GALERA_DIR`): the cluster formed; a run spreads its clients over every node
+//! and records each op's node (or keeps them on one with `--node-affinity`), and its history checks; a
+//! COMMIT in flight on a node that is SIGKILLed becomes `info`; runs under `kill-node` and `pause-node`
+//! end, record each fault with its node, and leave every node Synced.
+//!
+//! Only what is deterministic is asserted: what Galera does to isolation (anomalies, abort counts,
+//! throughput) is a finding for the README, and the histories are asserted to check (exit 0, 1 or 3,
+//! never 2), not to be valid. The tests share one cluster and fault its nodes, so they take turns
+//! ([`CLUSTER`]). Bounds are generous: a node restarted under a loaded machine may take a minute to
+//! rejoin.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use adapters::{Failure, GaleraCluster, GaleraOptions, Level, MariadbSystem, System};
+use histories::Key;
+use serde_json::Value;
+
+use crate::util::{galera_dir, isocheck, run_json};
+
+/// One test at a time on the shared cluster.
+static CLUSTER: Mutex<()> = Mutex::new(());
+
+/// The cluster, once every node is Synced (a test before may have left one rejoining), and the turn.
+fn cluster(test: &str) -> Option<(GaleraCluster, MutexGuard<'static, ()>)> {
+    let dir = galera_dir(test)?;
+    let turn = CLUSTER.lock().unwrap_or_else(PoisonError::into_inner);
+    let cluster = GaleraCluster::open(&dir).expect("the test command's cluster");
+    for i in 0..cluster.nodes().len() {
+        cluster.wait_synced(i, cluster.nodes().len()).unwrap_or_else(|e| panic!("{e}"));
+    }
+    Some((cluster, turn))
+}
+
+/// The history's ops, as JSON.
+fn history(dir: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join("run/history.jsonl")).expect("the history");
+    text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect()
+}
+
+/// The nodes client ops ran on.
+fn client_nodes(ops: &[Value]) -> BTreeSet<String> {
+    ops.iter()
+        .filter(|op| op["process"] != "nemesis" && op["f"] != "init")
+        .map(|op| op["node"].as_str().unwrap_or_else(|| panic!("an op without a node: {op}")).to_string())
+        .collect()
+}
+
+/// `isocheck check` reads the history and reaches a verdict, whatever it is.
+fn assert_checks(dir: &Path) {
+    let file = dir.join("run/history.jsonl");
+    let out = isocheck(&["check", file.to_str().unwrap(), "--format", "json"], None);
+    assert!([0, 1, 3].contains(&out.code), "check exited {}: {}", out.code, out.stderr);
+}
+
+/// Every node Synced and ready in a cluster of all of them (waiting, up to the cluster's bound, for one
+/// still catching up).
+fn assert_every_node_synced(cluster: &GaleraCluster) {
+    let n = cluster.nodes().len();
+    for i in 0..n {
+        cluster.wait_synced(i, n).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn galera_cluster_status_shows_every_node_synced_and_ready() {
+    let Some((cluster, _turn)) = cluster("galera_cluster_status_shows_every_node_synced_and_ready") else { return };
+    assert_eq!(cluster.nodes().len(), 3);
+    for status in cluster.status() {
+        assert!(status.synced(3), "{status}");
+    }
+    let out = isocheck(&["cluster", "status", "--dir", cluster.dir().to_str().unwrap()], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.lines().filter(|l| l.contains("size 3 state Synced ready ON")).count(), 3, "{}", out.stdout);
+}
+
+#[test]
+fn galera_run_records_ops_from_every_node_and_its_history_checks() {
+    let Some((cluster, _turn)) = cluster("galera_run_records_ops_from_every_node_and_its_history_checks") else {
+        return;
+    };
+    let dir = cluster.dir().to_str().unwrap().to_string();
+    let base = ["--db", "galera", "--cluster-dir", &dir, "--isolation", "repeatable-read", "--txns", "120"];
+    let (code, json, out) = run_json(&[&base[..], &["--clients", "6", "--galera-sync-wait", "1"]].concat());
+    assert!([0, 1, 3].contains(&code), "{json}");
+    assert_eq!(json["run"]["db"], "galera");
+    assert_eq!(json["run"]["system_settings"]["wsrep_sync_wait"], "1", "{json}");
+    assert_eq!(json["run"]["system_settings"]["galera_sessions"], "round robin", "{json}");
+    let nodes = client_nodes(&history(out.path()));
+    assert_eq!(nodes, BTreeSet::from(["n1".to_string(), "n2".into(), "n3".into()]));
+    assert_checks(out.path());
+
+    // The near miss: with an affinity every op runs on that one node.
+    let (code, json, out) = run_json(&[&base[..], &["--clients", "3", "--node-affinity", "2"]].concat());
+    assert!([0, 1, 3].contains(&code), "{json}");
+    assert_eq!(json["run"]["system_settings"]["galera_sessions"], "every session on n2", "{json}");
+    assert_eq!(client_nodes(&history(out.path())), BTreeSet::from(["n2".to_string()]));
+}
+
+#[test]
+fn galera_commit_in_flight_on_a_killed_node_is_indeterminate() {
+    let Some((cluster, _turn)) = cluster("galera_commit_in_flight_on_a_killed_node_is_indeterminate") else { return };
+    let options = GaleraOptions { affinity: Some(2), sync_wait: None };
+    let system = MariadbSystem::galera(&cluster.url(), options).expect("the cluster answers");
+    system.prepare(&[(Key::Int(1), 0)]).expect("tables");
+
+    // The near miss first: a commit the node answered is ok.
+    let mut session = system.connect().expect("a session on n3");
+    assert_eq!(session.node(), Some("n3"));
+    session.begin(Level::RepeatableRead).unwrap();
+    session.write(&Key::Int(1), 1).unwrap();
+    session.commit().expect("n3 commits while it runs");
+
+    session.begin(Level::RepeatableRead).unwrap();
+    session.write(&Key::Int(1), 2).unwrap();
+    // Stopped, n3 cannot answer the COMMIT sent next, whenever it arrives: it is in flight when n3 dies.
+    cluster.pause_node(2).unwrap();
+    let committing = std::thread::spawn(move || session.commit());
+    std::thread::sleep(Duration::from_millis(300));
+    cluster.kill_node(2).unwrap();
+    let answer = committing.join().expect("the committing thread");
+    let error = answer.expect_err("a killed node cannot have answered ok");
+    assert_eq!(error.failure, Failure::Indeterminate, "{error}");
+    assert!(error.session_lost, "{error}");
+
+    let started = Instant::now();
+    cluster.restart_node(2).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("n3 rejoined in {:?}", started.elapsed());
+    assert_every_node_synced(&cluster);
+}
+
+/// Runs a workload under a node nemesis, with an overall deadline; returns the history's ops.
+fn run_under(cluster: &GaleraCluster, nemesis: &str) -> (Vec<Value>, tempfile::TempDir) {
+    let dir = cluster.dir().to_str().unwrap().to_string();
+    let started = Instant::now();
+    let (code, json, out) = run_json(&[
+        "--db",
+        "galera",
+        "--cluster-dir",
+        &dir,
+        "--isolation",
+        "serializable",
+        "--clients",
+        "6",
+        "--duration",
+        "4s",
+        "--nemesis",
+        nemesis,
+        "--nemesis-every",
+        "1500ms",
+    ]);
+    // Four seconds of clients, then at most one fault to heal (a restart waits for the node to rejoin,
+    // up to three minutes): never a hang.
+    assert!(started.elapsed() < Duration::from_secs(300), "{nemesis} took {:?}", started.elapsed());
+    assert!([0, 1, 3].contains(&code), "{json}");
+    assert_eq!(json["run"]["nemesis"], nemesis, "{json}");
+    assert_checks(out.path());
+    (history(out.path()), out)
+}
+
+/// The nemesis ops named `f`, each with its node and no error.
+fn faults<'a>(ops: &'a [Value], f: &str) -> Vec<&'a Value> {
+    let done: Vec<&Value> =
+        ops.iter().filter(|op| op["process"] == "nemesis" && op["f"] == f && op["type"] == "info").collect();
+    for op in &done {
+        assert!(op["node"].as_str().is_some_and(|n| n.starts_with('n')), "{op}");
+        assert!(op["value"].get("error").is_none(), "{op}");
+    }
+    done
+}
+
+#[test]
+fn galera_kill_node_run_ends_records_the_fault_and_the_node_rejoins() {
+    let Some((cluster, _turn)) = cluster("galera_kill_node_run_ends_records_the_fault_and_the_node_rejoins") else {
+        return;
+    };
+    let (ops, _out) = run_under(&cluster, "kill-node");
+    let kills = faults(&ops, "kill-node");
+    let restarts = faults(&ops, "restart-node");
+    assert!(!kills.is_empty(), "the first kill comes 1.5 s into a 4 s run");
+    assert_eq!(kills.len(), restarts.len(), "every killed node is restarted");
+    assert_eq!(kills[0]["node"], "n1");
+    assert_every_node_synced(&cluster);
+}
+
+#[test]
+fn galera_pause_node_run_ends_records_the_fault_and_resumes_the_node() {
+    let Some((cluster, _turn)) = cluster("galera_pause_node_run_ends_records_the_fault_and_resumes_the_node") else {
+        return;
+    };
+    let (ops, _out) = run_under(&cluster, "pause-node");
+    let pauses = faults(&ops, "pause-node");
+    assert!(!pauses.is_empty(), "the first pause comes 1.5 s into a 4 s run");
+    assert_eq!(pauses.len(), faults(&ops, "resume-node").len(), "every paused node is resumed");
+    assert_every_node_synced(&cluster);
+}
+
+#[test]
+fn node_nemeses_need_a_galera_cluster_directory() {
+    let engine = isocheck(&["run", "--txns", "10", "--nemesis", "kill-node"], None);
+    assert_eq!(engine.code, 2, "{}", engine.stderr);
+    assert!(
+        engine.stderr.contains("--nemesis kill-node faults the nodes of a Galera cluster: it needs --db galera"),
+        "{}",
+        engine.stderr
+    );
+    let url_only = crate::util::isocheck_with_env(
+        &[
+            "run",
+            "--txns",
+            "10",
+            "--db",
+            "galera",
+            "--url",
+            "mysql://root@127.0.0.1:1,127.0.0.1:2/x",
+            "--nemesis",
+            "pause-node",
+        ],
+        &[("ISOCHECK_GALERA_DIR", "")],
+    );
+    assert_eq!(url_only.code, 2, "{}", url_only.stderr);
+    assert!(url_only.stderr.contains("--nemesis pause-node needs --cluster-dir DIR"), "{}", url_only.stderr);
+    let nothing =
+        crate::util::isocheck_with_env(&["run", "--txns", "10", "--db", "galera"], &[("ISOCHECK_GALERA_DIR", "")]);
+    assert_eq!(nothing.code, 2, "{}", nothing.stderr);
+    assert!(nothing.stderr.contains("--db galera needs --cluster-dir DIR"), "{}", nothing.stderr);
+}
+
+#[test]
+fn cluster_commands_on_a_directory_without_a_cluster_exit_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for action in ["status", "down"] {
+        let out = isocheck(&["cluster", action, "--dir", dir.path().to_str().unwrap()], None);
+        assert_eq!(out.code, 2, "{action}: {}", out.stderr);
+        assert!(out.stderr.contains("not a cluster directory"), "{action}: {}", out.stderr);
+        assert!(out.stderr.contains(dir.path().to_str().unwrap()), "{action}: {}", out.stderr);
+    }
+}
