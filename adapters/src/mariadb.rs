@@ -251,29 +251,44 @@ impl MariadbSystem {
         lock(&self.tables).current.as_ref().map(|t| (t.lists.clone(), t.registers.clone()))
     }
 
-    /// A connection for setting up tables: to the first node that answers. On a cluster its timeouts
-    /// are [`GALERA_SETUP_TIMEOUT`]: DDL waits its turn in the cluster's total order, behind every write
-    /// set still being applied.
+    /// A connection for setting up tables: to the first node that answers and is ready (a Galera node
+    /// that lost its place in the cluster for a moment, as one may on a busy machine, answers 1047 to
+    /// every statement until it is back), trying the nodes in turn for up to [`GALERA_SETUP_TIMEOUT`].
+    /// On a cluster its timeouts are [`GALERA_SETUP_TIMEOUT`] too: DDL waits its turn in the cluster's
+    /// total order, behind every write set still being applied.
     fn conn(&self) -> Result<Conn, AdapterError> {
         if self.name != GALERA {
             return self.session_conn(0).map(|(_, conn)| conn);
         }
+        let started = Instant::now();
         let mut errors = Vec::new();
-        for node in &self.nodes {
-            let opts = OptsBuilder::from_opts(node.opts.clone())
-                .read_timeout(Some(GALERA_SETUP_TIMEOUT))
-                .write_timeout(Some(GALERA_SETUP_TIMEOUT));
-            match Conn::new(opts) {
-                Ok(conn) => return Ok(conn),
-                Err(e) => errors.push(format!("{}: {e}", node.name)),
+        loop {
+            errors.clear();
+            for node in &self.nodes {
+                let opts = OptsBuilder::from_opts(node.opts.clone())
+                    .read_timeout(Some(GALERA_SETUP_TIMEOUT))
+                    .write_timeout(Some(GALERA_SETUP_TIMEOUT));
+                match Conn::new(opts) {
+                    Ok(mut conn) => match galera_ready(&mut conn) {
+                        Ok(true) => return Ok(conn),
+                        Ok(false) => errors.push(format!("{}: not ready (wsrep_ready is not ON)", node.name)),
+                        Err(e) => errors.push(format!("{}: {e}", node.name)),
+                    },
+                    Err(e) => errors.push(format!("{}: {e}", node.name)),
+                }
             }
+            if started.elapsed() > GALERA_SETUP_TIMEOUT {
+                return Err(AdapterError::Unavailable { system: self.name, message: errors.join("; ") });
+            }
+            std::thread::sleep(Duration::from_millis(500));
         }
-        Err(AdapterError::Unavailable { system: self.name, message: errors.join("; ") })
     }
 
     /// Waits until every node that answers has applied the run's tables and initial rows (a read with
     /// `wsrep_sync_wait = 1` waits for every write set committed before it): DDL and the rows were
-    /// applied on the node that ran them, and reach the others a moment later.
+    /// applied on the node that ran them, and reach the others a moment later. A node that is down, or
+    /// not ready (1047: out of the cluster for the moment), gets them when it rejoins, before it accepts
+    /// a session again.
     fn wait_for_tables(&self, tables: &Tables) -> Result<(), AdapterError> {
         if self.name != GALERA {
             return Ok(());
@@ -282,12 +297,18 @@ impl MariadbSystem {
             let opts = OptsBuilder::from_opts(node.opts.clone())
                 .read_timeout(Some(GALERA_SETUP_TIMEOUT))
                 .write_timeout(Some(GALERA_SETUP_TIMEOUT));
-            // A node that is down gets the tables when it rejoins, before it accepts a session.
             let Ok(mut conn) = Conn::new(opts) else { continue };
             let sql = format!("SELECT COUNT(*) FROM {}", tables.registers);
-            conn.query_drop("SET SESSION wsrep_sync_wait = 1")
-                .and_then(|()| conn.query_drop(sql))
-                .map_err(|e| AdapterError::Unavailable { system: self.name, message: format!("{}: {e}", node.name) })?;
+            match conn.query_drop("SET SESSION wsrep_sync_wait = 1").and_then(|()| conn.query_drop(sql)) {
+                Ok(()) => {}
+                Err(mysql::Error::MySqlError(e)) if e.code == NOT_PREPARED => {}
+                Err(e) => {
+                    return Err(AdapterError::Unavailable {
+                        system: self.name,
+                        message: format!("{}: {e}", node.name),
+                    });
+                }
+            }
         }
         Ok(())
     }
@@ -705,6 +726,12 @@ const LOST: [u16; 10] = [1053, 1152, 1158, 1159, 1160, 1161, 1927, 2006, 2013, 4
 
 /// Galera's "WSREP has not yet prepared node for application use" (ER_UNKNOWN_COM_ERROR, reused).
 const NOT_PREPARED: u16 = 1047;
+
+/// Whether a Galera node accepts statements now (`wsrep_ready = ON`).
+fn galera_ready(conn: &mut Conn) -> Result<bool, mysql::Error> {
+    let ready: Option<(String, String)> = conn.query_first("SHOW GLOBAL STATUS LIKE 'wsrep_ready'")?;
+    Ok(ready.is_some_and(|(_, value)| value.eq_ignore_ascii_case("ON")))
+}
 
 /// "Got error N during COMMIT" (ER_ERROR_DURING_COMMIT).
 const ERROR_DURING_COMMIT: u16 = 1180;
