@@ -86,11 +86,6 @@ impl WriteVersions {
             .collect()
     }
 
-    /// The number a committed transaction's external write of a key carries, if any.
-    fn number(&self, key: KeyId, t: TxnId) -> Option<i64> {
-        self.numbered[key as usize].iter().find(|w| w.1 == t).map(|w| w.0)
-    }
-
     /// The `incompatible-order` anomalies: what the numbers contradict in the history itself.
     pub(crate) fn contradictions(
         &self,
@@ -146,7 +141,10 @@ impl WriteVersions {
                 if w == NO_TXN || w == t {
                     continue;
                 }
-                let Some(seen) = self.number(e.key, w) else { continue };
+                // The writer's number for the key, if it committed (only committed numbers count).
+                let numbered = |x: &Ext| (x.key == e.key).then_some(x.version).flatten();
+                let seen = ext[w as usize].iter().find_map(numbered).filter(|_| txns.outcome(w) == OpType::Ok);
+                let Some(seen) = seen else { continue };
                 if mine <= seen {
                     let key = items.key(e.key);
                     let text = format!(
