@@ -28,10 +28,25 @@ const BLOCK: usize = 16 << 20;
 /// Bytes of whole lines one core parses as a piece of a block.
 const PIECE: usize = 512 << 10;
 
+/// How an operation object is read: by [`crate::fast_json`] where it can, or always by `serde_json` (the
+/// reference the fast path is tested against).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ObjectReader {
+    /// The fast path first, `serde_json` for what it declines.
+    Fast,
+    /// `serde_json` only.
+    General,
+}
+
 /// Reads JSON Lines: one operation object on each non-blank line, the lines parsed on all cores.
 pub(crate) fn read_lines(text: &str) -> Result<ParsedOps, Located> {
+    read_lines_by(text, ObjectReader::Fast)
+}
+
+/// [`read_lines`], each object read by `reader`.
+pub(crate) fn read_lines_by(text: &str, reader: ObjectReader) -> Result<ParsedOps, Located> {
     let mut ops = ParsedOps::with_capacity(text.len() / 150);
-    read_block(text, 0, PIECE, &mut ops)?;
+    read_block(text, 0, PIECE, reader, &mut ops)?;
     Ok(ops)
 }
 
@@ -81,7 +96,7 @@ fn read_lines_in_blocks(mut input: impl Read, block: usize, piece: usize) -> Res
                 (text, Some((line_start, valid)))
             }
         };
-        read_block(text, lines_before, piece, &mut parsed).map_err(StreamError::Malformed)?;
+        read_block(text, lines_before, piece, ObjectReader::Fast, &mut parsed).map_err(StreamError::Malformed)?;
         if let Some((line_start, valid)) = invalid {
             let line = lines_before + line_count(text) + 1;
             let at = Position::new(line, (valid - line_start) as u32 + 1);
@@ -102,7 +117,13 @@ fn line_count(text: &str) -> u32 {
 /// Parses the lines of `text`, which starts `lines_before` lines into its file, after the operations
 /// in `into`: cut into pieces of whole lines, parsed on all cores, and put back in order; an error is
 /// the first line's that has one.
-fn read_block(text: &str, lines_before: u32, piece: usize, into: &mut ParsedOps) -> Result<(), Located> {
+fn read_block(
+    text: &str,
+    lines_before: u32,
+    piece: usize,
+    reader: ObjectReader,
+    into: &mut ParsedOps,
+) -> Result<(), Located> {
     let mut pieces: Vec<(&str, u32)> = Vec::with_capacity(text.len() / piece + 1);
     let mut rest = text;
     let mut first_line = lines_before;
@@ -117,7 +138,7 @@ fn read_block(text: &str, lines_before: u32, piece: usize, into: &mut ParsedOps)
         rest = after;
     }
     let parsed: Vec<Result<ParsedOps, Located>> =
-        pieces.into_par_iter().map(|(lines, first_line)| read_piece(lines, first_line)).collect();
+        pieces.into_par_iter().map(|(lines, first_line)| read_piece(lines, first_line, reader)).collect();
     for piece in parsed {
         into.append(&mut piece?);
     }
@@ -125,10 +146,10 @@ fn read_block(text: &str, lines_before: u32, piece: usize, into: &mut ParsedOps)
 }
 
 /// Parses the lines of one piece, which starts `lines_before` lines into its file.
-fn read_piece(piece: &str, lines_before: u32) -> Result<ParsedOps, Located> {
+fn read_piece(piece: &str, lines_before: u32, reader: ObjectReader) -> Result<ParsedOps, Located> {
     let mut ops = ParsedOps::with_capacity(piece.len() / 150);
     for (i, line) in piece.split('\n').enumerate() {
-        if let Some(op) = parse_line(line, lines_before + i as u32 + 1)? {
+        if let Some(op) = parse_line(line, lines_before + i as u32 + 1, reader)? {
             ops.push(op);
         }
     }
@@ -141,13 +162,13 @@ pub(crate) enum StreamError {
     Malformed(Located),
 }
 
-fn parse_line(line: &str, number: u32) -> Result<Option<ParsedOp>, Located> {
+fn parse_line(line: &str, number: u32, reader: ObjectReader) -> Result<Option<ParsedOp>, Located> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     let start = line.len() - line.trim_start().len();
     if line[start..].trim_end().is_empty() {
         return Ok(None);
     }
-    parse_object(&line[start..], Position::new(number, start as u32 + 1)).map(Some)
+    parse_object(&line[start..], Position::new(number, start as u32 + 1), reader).map(Some)
 }
 
 /// Reads one JSON array of operation objects.
@@ -173,7 +194,7 @@ pub(crate) fn read_array(text: &str) -> Result<Vec<ParsedOp>, Located> {
                 return Err((origin, Problem::Syntax("expected an operation or ], found the end of the file".into())));
             }
         };
-        ops.push(parse_object(raw.get(), origin)?);
+        ops.push(parse_object(raw.get(), origin, ObjectReader::Fast)?);
         pos = skip_whitespace(text, pos + stream.byte_offset());
         match text[pos..].chars().next() {
             Some(',') => pos = skip_whitespace(text, pos + 1),
@@ -214,8 +235,21 @@ pub fn write_jsonl<'a>(ops: impl IntoIterator<Item = &'a Op>, out: &mut impl Wri
 
 // ---- One operation object ----------------------------------------------------------------------
 
-/// Parses one operation object that starts at `origin`.
-fn parse_object(text: &str, origin: Position) -> Result<ParsedOp, Located> {
+/// Parses one operation object that starts at `origin`: by [`crate::fast_json`] when it has the common
+/// shape, otherwise by `serde_json`, which defines what an object means and reports every error.
+pub(crate) fn parse_object(text: &str, origin: Position, reader: ObjectReader) -> Result<ParsedOp, Located> {
+    let fast = match reader {
+        ObjectReader::Fast => crate::fast_json::parse(text, origin),
+        ObjectReader::General => None,
+    };
+    match fast {
+        Some(parsed) => Ok(parsed),
+        None => parse_object_in_general(text, origin),
+    }
+}
+
+/// Parses one operation object that starts at `origin`, whatever its shape.
+pub(crate) fn parse_object_in_general(text: &str, origin: Position) -> Result<ParsedOp, Located> {
     let raw: RawOp<'_> = serde_json::from_str(text).map_err(|e| (origin.then(json_position(&e)), syntax(&e)))?;
     let kind = raw.kind.ok_or_else(|| {
         (origin, Problem::Shape(r#"the operation has no "type": expected "invoke", "ok", "fail" or "info""#.into()))

@@ -20,6 +20,8 @@
 
 mod edn;
 mod error;
+#[doc(hidden)]
+pub mod fast_json;
 mod history;
 mod json;
 mod key;

@@ -1,0 +1,350 @@
+//! The fast path of reading one JSON operation object: a byte scanner for the shape nearly every line of
+//! a recorded history has (the fields `index`, `type`, `process`, `f`, `time`, `value`, `error` and
+//! `commit_order`, each at most once; list-append and rw-register micro-ops; integer or plain string
+//! keys), which builds the same [`ParsedOp`] the general reader in [`crate::json`] builds, at a fraction
+//! of its cost. It never reports an error: on anything it is not sure of (an escape or a control
+//! character in a string, another field, a duplicate field, a float, an integer of more than 18 digits,
+//! `-0`, whitespace other than spaces, a nemesis or `init` operation, predicate micro-ops, ...) it
+//! declines, and the general reader reads the text, so every error keeps its message and position and
+//! every rare shape its meaning. What a line means is the general reader's to define; this module only
+//! recognises a subset of it faster, and its tests hold it to that (`tests/fast_json.rs`).
+
+use crate::key::Key;
+use crate::mop::{Mop, Observed};
+use crate::op::{Function, Op, OpType, OpValue, Process};
+use crate::position::Position;
+use crate::well_formed::ParsedOp;
+
+/// Most digits an integer may have here: any 18-digit integer fits in an `i64` (and a `u64`), so no
+/// range needs checking; a longer one is left to the general reader.
+const MAX_DIGITS: usize = 18;
+
+/// Reads `text`, one operation object starting at `origin` (followed by nothing but spaces), if it has
+/// the common shape; `None` when the general reader must decide what it means.
+pub(crate) fn parse(text: &str, origin: Position) -> Option<ParsedOp> {
+    let mut s = Scanner { text, bytes: text.as_bytes(), at: 0 };
+    s.byte(b'{')?;
+    let mut seen = 0u8;
+    let mut index = None;
+    let mut kind = None;
+    let mut process = None;
+    let mut f = None;
+    let mut time = None;
+    let mut value = None;
+    let mut error = None;
+    let mut commit_order = None;
+    // An object with no fields has no type: the general reader says so.
+    loop {
+        s.spaces();
+        let name = s.string()?;
+        s.spaces();
+        s.byte(b':')?;
+        s.spaces();
+        let field = match name {
+            "index" => 0,
+            "type" => 1,
+            "process" => 2,
+            "f" => 3,
+            "time" => 4,
+            "value" => 5,
+            "error" => 6,
+            "commit_order" => 7,
+            _ => return None,
+        };
+        if seen & (1 << field) != 0 {
+            return None;
+        }
+        seen |= 1 << field;
+        match field {
+            0 => index = Some(s.natural()?),
+            1 => kind = Some(OpType::parse(s.string()?)?),
+            2 => process = s.null_or(Scanner::natural)?.map(Process::Client),
+            3 => f = s.null_or(Scanner::string)?.map(Function::parse),
+            4 => time = Some(i64::try_from(s.natural()?).ok()?),
+            5 => value = Some(s.null_or(Scanner::mops)?.unwrap_or_default()),
+            6 => error = s.null_or(Scanner::string)?.map(Box::<str>::from),
+            _ => commit_order = Some(s.integer()?),
+        }
+        s.spaces();
+        match s.next()? {
+            b',' => continue,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    s.spaces();
+    if s.at != s.bytes.len() {
+        return None;
+    }
+    let kind = kind?;
+    let f = f.unwrap_or(Function::Txn);
+    if f == Function::Init {
+        return None;
+    }
+    let mops = value.unwrap_or_default();
+    if kind == OpType::Invoke
+        && (commit_order.is_some() || mops.iter().any(|m| matches!(m, Mop::Write { version: Some(_), .. })))
+    {
+        return None;
+    }
+    Some(ParsedOp {
+        index,
+        process,
+        op: Op {
+            index: 0,
+            kind,
+            process: Process::Client(0),
+            f,
+            time,
+            value: OpValue::Txn(mops),
+            error,
+            commit_order,
+            extra: Vec::new(),
+            at: origin,
+        },
+    })
+}
+
+/// A cursor over the bytes of one object; every method returns `None` where the text leaves the shape.
+struct Scanner<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn byte(&mut self, expected: u8) -> Option<()> {
+        (self.next()? == expected).then_some(())
+    }
+
+    /// Skips spaces: the only whitespace taken here (JSON's tabs and carriage returns go the long way).
+    fn spaces(&mut self) {
+        while self.bytes.get(self.at) == Some(&b' ') {
+            self.at += 1;
+        }
+    }
+
+    /// `null` as `Some(None)`, or what `read` reads.
+    fn null_or<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        if self.peek() == Some(b'n') {
+            self.literal(b"null")?;
+            return Some(None);
+        }
+        read(self).map(Some)
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at + word.len();
+        (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
+    }
+
+    /// A string without escapes or control characters: its text is exactly what it says.
+    fn string(&mut self) -> Option<&'a str> {
+        self.byte(b'"')?;
+        let start = self.at;
+        loop {
+            match self.next()? {
+                b'"' => break,
+                b'\\' | 0..=0x1f => return None,
+                _ => {}
+            }
+        }
+        // Cut at ASCII quotes of a `str`, so at character boundaries.
+        self.text.get(start..self.at - 1)
+    }
+
+    /// Up to [`MAX_DIGITS`] decimal digits, with no leading zero (JSON allows none) unless the number is 0.
+    fn digits(&mut self) -> Option<u64> {
+        let start = self.at;
+        let mut n = 0u64;
+        while let Some(d @ b'0'..=b'9') = self.peek() {
+            n = n * 10 + u64::from(d - b'0');
+            self.at += 1;
+            if self.at - start > MAX_DIGITS {
+                return None;
+            }
+        }
+        let len = self.at - start;
+        if len == 0 || (len > 1 && self.bytes[start] == b'0') {
+            return None;
+        }
+        // A fraction or an exponent makes a float, which the general reader refuses in its own words.
+        if matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        Some(n)
+    }
+
+    /// A non-negative integer.
+    fn natural(&mut self) -> Option<u64> {
+        self.digits()
+    }
+
+    /// An integer (`-0` is left to the general reader).
+    fn integer(&mut self) -> Option<i64> {
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+            let n = self.digits()?;
+            if n == 0 {
+                return None;
+            }
+            return Some(-(n as i64));
+        }
+        self.digits().map(|n| n as i64)
+    }
+
+    fn key(&mut self) -> Option<Key> {
+        match self.peek()? {
+            b'"' => self.string().map(Key::from),
+            _ => self.integer().map(Key::Int),
+        }
+    }
+
+    /// `, ` then what `read` reads.
+    fn then<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
+        self.spaces();
+        self.byte(b',')?;
+        self.spaces();
+        read(self)
+    }
+
+    /// The closing `]` of an array, after optional spaces.
+    fn close(&mut self) -> Option<()> {
+        self.spaces();
+        self.byte(b']')
+    }
+
+    /// A transaction's micro-ops, collected in a buffer kept per thread and copied out at their exact
+    /// number, as the general reader keeps them.
+    fn mops(&mut self) -> Option<Vec<Mop>> {
+        thread_local! {
+            static MOPS: std::cell::RefCell<Vec<Mop>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        self.byte(b'[')?;
+        self.spaces();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Some(Vec::new());
+        }
+        MOPS.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            scratch.clear();
+            loop {
+                self.spaces();
+                scratch.push(self.mop()?);
+                self.spaces();
+                match self.next()? {
+                    b',' => continue,
+                    b']' => break,
+                    _ => return None,
+                }
+            }
+            Some(scratch.drain(..).collect())
+        })
+    }
+
+    /// One micro-op: `["append", k, v]`, `["r", k]`, `["r", k, v]`, `["w", k, v]` or `["w", k, v, n]`.
+    fn mop(&mut self) -> Option<Mop> {
+        self.byte(b'[')?;
+        self.spaces();
+        let name = self.string()?;
+        let key = self.then(Self::key)?;
+        let mop = match name {
+            "append" => Mop::Append { key, value: self.then(Self::integer)? },
+            "r" => {
+                self.spaces();
+                let value = match self.peek()? {
+                    b',' => self.then(Self::observed)?,
+                    _ => Observed::Nil,
+                };
+                Mop::Read { key, value }
+            }
+            "w" => {
+                let value = self.then(Self::integer)?;
+                self.spaces();
+                let version = match self.peek()? {
+                    b',' => self.then(|s| s.null_or(Self::integer))?,
+                    _ => None,
+                };
+                Mop::Write { key, value, version }
+            }
+            _ => return None,
+        };
+        self.close()?;
+        Some(mop)
+    }
+
+    /// What a read returned: `null`, an integer, or a list of integers.
+    fn observed(&mut self) -> Option<Observed> {
+        thread_local! {
+            static LIST: std::cell::RefCell<Vec<i64>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        match self.peek()? {
+            b'n' => self.literal(b"null").map(|()| Observed::Nil),
+            b'[' => {
+                self.at += 1;
+                self.spaces();
+                if self.peek() == Some(b']') {
+                    self.at += 1;
+                    return Some(Observed::List(Vec::new()));
+                }
+                LIST.with(|scratch| {
+                    let mut scratch = scratch.borrow_mut();
+                    scratch.clear();
+                    loop {
+                        self.spaces();
+                        scratch.push(self.integer()?);
+                        self.spaces();
+                        match self.next()? {
+                            b',' => continue,
+                            b']' => break,
+                            _ => return None,
+                        }
+                    }
+                    Some(Observed::List(scratch.as_slice().to_vec()))
+                })
+            }
+            _ => self.integer().map(Observed::Int),
+        }
+    }
+}
+
+// ---- For tests that hold the fast path to the general reader (not part of the API) ------------------
+
+/// What one operation object reads as: the index and process it gave, and the operation.
+pub type ReadObject = (Option<u64>, Option<Process>, Op);
+
+/// The object `text` (at line 1, column 1) as the fast path reads it (`None` where it declines) and as
+/// the general reader does (or its error, as `line:column: problem`).
+pub fn read_object_both_ways(text: &str) -> (Option<ReadObject>, Result<ReadObject, String>) {
+    let origin = Position::new(1, 1);
+    let as_tuple = |p: ParsedOp| (p.index, p.process, p.op);
+    let fast = parse(text, origin).map(as_tuple);
+    let general = crate::json::parse_object_in_general(text, origin)
+        .map(as_tuple)
+        .map_err(|(at, problem)| format!("{at}: {problem}"));
+    (fast, general)
+}
+
+/// JSON Lines `text` read with the fast path and without it, each as the settled history (its debug
+/// form: every operation, its pairing and the leniencies applied) or the error (`line:column: problem`).
+pub fn read_lines_both_ways(text: &str) -> (Result<String, String>, Result<String, String>) {
+    use crate::json::{ObjectReader, read_lines_by};
+    let read = |reader| {
+        read_lines_by(text, reader)
+            .and_then(crate::well_formed::settle)
+            .map(|history| format!("{history:?}"))
+            .map_err(|(at, problem)| format!("{at}: {problem}"))
+    };
+    (read(ObjectReader::Fast), read(ObjectReader::General))
+}
