@@ -1,0 +1,5 @@
+//! The `generators` integration tests, one harness with a module per concern: the histories the
+//! generators write, read back by the JSON Lines reader's fast path exactly as by its general reader
+//! (`fast_json_reading`).
+
+mod fast_json_reading;
