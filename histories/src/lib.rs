@@ -27,6 +27,7 @@ mod json;
 mod key;
 mod leniency;
 mod mop;
+mod mop_rules;
 mod nesting;
 mod op;
 mod position;

@@ -1,7 +1,7 @@
 //! The rules a whole history must follow before any check can trust it, and the pairing of each
 //! invocation with its completion. Ops without a process (Elle's paper example has none) are paired with
 //! the completion that follows them and get a process of their own. Completions with no invoke and
-//! several invokes in flight on one process are read as [`crate::leniency`] describes. This module owns those rules; the
+//! several invokes in flight on one process are read as [`crate::leniency`] describes. This module owns those rules (the micro-ops' own, one key type and unique writes, are [`crate::mop_rules`]'s); the
 //! per-operation syntax is the readers', and consistency is the checker's.
 
 use rustc_hash::FxHashMap;
@@ -9,7 +9,6 @@ use rustc_hash::FxHashMap;
 use crate::error::Problem;
 use crate::history::History;
 use crate::json::Located;
-use crate::key::Key;
 use crate::leniency::{Leniency, LeniencyKind};
 use crate::mop::Mop;
 use crate::op::{Op, OpType, Process};
@@ -84,8 +83,7 @@ pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
     }
     check_unique_indices(&ops)?;
     let pairing = pair(&mut ops, &given)?;
-    check_key_types(&ops)?;
-    check_unique_writes(&ops, &pairing)?;
+    crate::mop_rules::check(&ops, &pairing)?;
     Ok(History::from_parts(ops, pairing))
 }
 
@@ -246,69 +244,4 @@ fn same_call(invoke: &Op, completion: &Op) -> bool {
                 (Mop::PredicateRead { predicate: p1, .. }, Mop::PredicateRead { predicate: p2, .. }) => p1 == p2,
                 _ => x == y,
             }))
-}
-
-fn check_key_types(ops: &[Op]) -> Result<(), Located> {
-    let mut first: Option<(&'static str, Position)> = None;
-    for op in ops.iter().filter(|op| op.is_client()) {
-        for key in op.mops().iter().filter_map(Mop::key) {
-            match first {
-                None => first = Some((key.type_name(), op.at)),
-                Some((expected, at)) if expected != key.type_name() => {
-                    return Err((
-                        op.at,
-                        Problem::MixedKeyTypes {
-                            key: key.to_string(),
-                            found: key.type_name(),
-                            expected,
-                            article: if expected.starts_with(['a', 'e', 'i', 'o', 'u']) { "n" } else { "" },
-                            first_line: at.line,
-                        },
-                    ));
-                }
-                Some(_) => {}
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Appended values, and written register values, must each be unique per key: Elle infers version
-/// orders from values, so a repeated value makes two versions indistinguishable.
-fn check_unique_writes(ops: &[Op], pairing: &Pairing) -> Result<(), Located> {
-    // Each transaction once: by its invoke, or by its completion when it has none.
-    let transaction = |(i, op): &(usize, &Op)| {
-        op.is_client() && (op.kind == OpType::Invoke || pairing.invoked_after.get(&(*i as u32)) == Some(&UNKNOWN))
-    };
-    // Sized once: a history of millions of appends would otherwise rehash its table again and again.
-    let (mut appends, mut writes) = (0, 0);
-    for (_, op) in ops.iter().enumerate().filter(transaction) {
-        for mop in op.mops() {
-            match mop {
-                Mop::Append { .. } => appends += 1,
-                Mop::Write { .. } | Mop::Insert { .. } => writes += 1,
-                _ => {}
-            }
-        }
-    }
-    let mut appended: FxHashMap<(&Key, i64), Position> = FxHashMap::default();
-    appended.reserve(appends);
-    let mut written: FxHashMap<(&Key, i64), Position> = FxHashMap::default();
-    written.reserve(writes);
-    for (_, op) in ops.iter().enumerate().filter(transaction) {
-        for mop in op.mops() {
-            let (seen, verb, key, value) = match mop {
-                Mop::Append { key, value } => (&mut appended, "appended", key, *value),
-                Mop::Write { key, value, .. } | Mop::Insert { key, value } => (&mut written, "written", key, *value),
-                _ => continue,
-            };
-            if let Some(first) = seen.insert((key, value), op.at) {
-                return Err((
-                    op.at,
-                    Problem::DuplicateWrite { verb, key: key.to_string(), value, first_line: first.line },
-                ));
-            }
-        }
-    }
-    Ok(())
 }
