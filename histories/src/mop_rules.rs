@@ -1,9 +1,10 @@
 //! The rules a history's micro-ops must follow across operations: its keys are all integers or all
 //! strings (Elle refuses a mix), and each appended value, and each written register value, is unique per
 //! key (Elle infers version orders from values, so a repeated value makes two versions
-//! indistinguishable). Both are found in one pass over the operations on all cores; the unique writes
-//! of integer keys by sorting what was written rather than through a table of millions of entries. An
-//! error is the one a reading in history order meets first. Pairing and the other rules are
+//! indistinguishable). What both need is gathered as each operation is read ([`MopFacts`]), on the
+//! cores that read it; the unique writes of integer keys are then found by sorting what was written
+//! rather than through a table of millions of entries. An error is the one a reading in history order
+//! meets first. Pairing and the other rules are
 //! [`crate::well_formed`]'s.
 
 use rayon::prelude::*;
@@ -13,30 +14,27 @@ use crate::error::Problem;
 use crate::json::Located;
 use crate::key::Key;
 use crate::mop::Mop;
-use crate::op::{Op, OpType};
+use crate::op::{Op, OpType, Process};
 use crate::position::Position;
 use crate::well_formed::{Pairing, UNKNOWN};
 
-/// Operations one core looks at a time.
-const CHUNK: usize = 1 << 14;
-
 /// Refuses mixed key types, then repeated writes, each with the error a reading in order meets first.
-pub(crate) fn check(ops: &[Op], pairing: &Pairing) -> Result<(), Located> {
-    check_in_chunks(ops, pairing, CHUNK)
-}
-
-/// [`check`], each core looking at `chunk` operations at a time.
-fn check_in_chunks(ops: &[Op], pairing: &Pairing, chunk: usize) -> Result<(), Located> {
-    let facts = ops
-        .par_chunks(chunk)
-        .enumerate()
-        .map(|(c, ops)| Facts::of(ops, c * chunk, pairing))
-        .reduce(Facts::default, Facts::then);
+/// `facts` are what [`MopFacts::note`] gathered from `ops`; the writes of the transactions that have
+/// only a completion (which pairing finds) are added here.
+pub(crate) fn check(ops: &[Op], pairing: &Pairing, mut facts: MopFacts) -> Result<(), Located> {
     check_key_types(ops, &facts)?;
+    let mut alone: Vec<usize> =
+        pairing.invoked_after.iter().filter(|&(_, &after)| after == UNKNOWN).map(|(&i, _)| i as usize).collect();
+    alone.sort_unstable();
+    for i in alone {
+        if ops[i].is_client() && ops[i].kind != OpType::Invoke {
+            facts.note_writes(i, &ops[i]);
+        }
+    }
     if facts.string_writes {
         return check_unique_writes_by_table(ops, pairing);
     }
-    let Facts { mut appends, mut writes, .. } = facts;
+    let MopFacts { mut appends, mut writes, .. } = facts;
     appends.par_sort_unstable();
     writes.par_sort_unstable();
     let repeated = |written: &[Written], verb: &'static str| {
@@ -78,9 +76,10 @@ fn op_of(place: u64) -> usize {
     (place >> 32) as usize
 }
 
-/// What the pass over the operations found.
-#[derive(Default)]
-struct Facts {
+/// What operations' micro-ops say for these rules, gathered as the operations are read, while they
+/// are in a core's cache (a later pass over millions of them would wait on memory for each).
+#[derive(Debug, Default)]
+pub(crate) struct MopFacts {
     /// Where the first integer key of a client operation is.
     first_int: Option<u64>,
     /// Where the first string key of a client operation is.
@@ -93,45 +92,59 @@ struct Facts {
     string_writes: bool,
 }
 
-impl Facts {
-    /// The facts of `ops`, which start at position `first` of the history.
-    fn of(ops: &[Op], first: usize, pairing: &Pairing) -> Facts {
-        let mut facts = Facts::default();
-        for (i, op) in ops.iter().enumerate().filter(|(_, op)| op.is_client()) {
-            let i = first + i;
-            let transaction = is_transaction(i, op, pairing);
-            for (m, mop) in op.mops().iter().enumerate() {
-                let Some(key) = mop.key() else { continue };
-                let first_of_its_type = match key {
-                    Key::Int(_) => &mut facts.first_int,
-                    Key::Str(_) => &mut facts.first_str,
-                };
-                first_of_its_type.get_or_insert(place(i, m));
-                if !transaction {
-                    continue;
-                }
-                let (written, value) = match mop {
-                    Mop::Append { value, .. } => (&mut facts.appends, *value),
-                    Mop::Write { value, .. } | Mop::Insert { value, .. } => (&mut facts.writes, *value),
-                    _ => continue,
-                };
-                match key {
-                    Key::Int(key) => written.push(Written { key: *key, value, at: place(i, m) }),
-                    Key::Str(_) => facts.string_writes = true,
-                }
+impl MopFacts {
+    /// Notes the operation read at `position`, whose process was given as `process` (`None` makes it a
+    /// client's): the keys of a client's, and the writes of an invocation (a transaction's writes
+    /// count once, by its invocation; a completion with none is noted by [`check`]).
+    pub(crate) fn note(&mut self, position: usize, op: &Op, process: Option<Process>) {
+        if process == Some(Process::Nemesis) {
+            return;
+        }
+        for (m, key) in op.mops().iter().enumerate().filter_map(|(m, mop)| Some((m, mop.key()?))) {
+            let first_of_its_type = match key {
+                Key::Int(_) => &mut self.first_int,
+                Key::Str(_) => &mut self.first_str,
+            };
+            if first_of_its_type.is_none() {
+                *first_of_its_type = Some(place(position, m));
             }
         }
-        facts
+        if op.kind == OpType::Invoke {
+            self.note_writes(position, op);
+        }
     }
 
-    /// These facts, then those of the operations after them.
-    fn then(mut self, mut later: Facts) -> Facts {
-        self.first_int = self.first_int.or(later.first_int);
-        self.first_str = self.first_str.or(later.first_str);
-        self.appends.append(&mut later.appends);
-        self.writes.append(&mut later.writes);
+    /// Notes the writes of the transaction `op` (at `position`) stands for.
+    fn note_writes(&mut self, position: usize, op: &Op) {
+        for (m, mop) in op.mops().iter().enumerate() {
+            let (written, key, value) = match mop {
+                Mop::Append { key, value } => (&mut self.appends, key, *value),
+                Mop::Write { key, value, .. } | Mop::Insert { key, value } => (&mut self.writes, key, *value),
+                _ => continue,
+            };
+            match key {
+                Key::Int(key) => written.push(Written { key: *key, value, at: place(position, m) }),
+                Key::Str(_) => self.string_writes = true,
+            }
+        }
+    }
+
+    /// Moves the facts of `later` after these: its positions start at `offset`.
+    pub(crate) fn append(&mut self, later: &mut MopFacts, offset: usize) {
+        let shift = place(offset, 0);
+        self.first_int = self.first_int.or(later.first_int.map(|p| p + shift));
+        self.first_str = self.first_str.or(later.first_str.map(|p| p + shift));
+        for (all, more) in [(&mut self.appends, &mut later.appends), (&mut self.writes, &mut later.writes)] {
+            all.extend(more.drain(..).map(|w| Written { at: w.at + shift, ..w }));
+        }
         self.string_writes |= later.string_writes;
-        self
+        *later = MopFacts::default();
+    }
+
+    /// Gives back the room grown beyond the facts gathered.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.appends.shrink_to_fit();
+        self.writes.shrink_to_fit();
     }
 }
 
@@ -142,7 +155,7 @@ fn is_transaction(i: usize, op: &Op, pairing: &Pairing) -> bool {
 }
 
 /// The first key whose type differs from the history's first key's is the first key of the other type.
-fn check_key_types(ops: &[Op], facts: &Facts) -> Result<(), Located> {
+fn check_key_types(ops: &[Op], facts: &MopFacts) -> Result<(), Located> {
     let (Some(int), Some(string)) = (facts.first_int, facts.first_str) else { return Ok(()) };
     let (first, other) = (int.min(string), int.max(string));
     let (expected, found) = if int < string { ("integer", "string") } else { ("string", "integer") };
@@ -283,9 +296,18 @@ mod tests {
             chunk in 1..9usize,
         ) {
             // Completions at these positions have no invoke: they stand for their transactions' writes.
-            let invoked_after = unknown.into_iter().map(|i| (i, UNKNOWN)).collect();
+            let invoked_after = unknown.into_iter().filter(|&i| (i as usize) < ops.len()).map(|i| (i, UNKNOWN)).collect();
             let pairing = Pairing { partner: vec![u32::MAX; ops.len()], invoked_after, leniencies: Vec::new() };
-            prop_assert_eq!(check_in_chunks(&ops, &pairing, chunk), in_order(&ops, &pairing));
+            // Noted in runs of `chunk` operations, as pieces of a file are, then joined in order.
+            let mut facts = MopFacts::default();
+            for (c, run) in ops.chunks(chunk).enumerate() {
+                let mut part = MopFacts::default();
+                for (i, op) in run.iter().enumerate() {
+                    part.note(i, op, Some(op.process));
+                }
+                facts.append(&mut part, c * chunk);
+            }
+            prop_assert_eq!(check(&ops, &pairing, facts), in_order(&ops, &pairing));
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::history::History;
 use crate::json::Located;
 use crate::leniency::{Leniency, LeniencyKind};
 use crate::mop::Mop;
+use crate::mop_rules::MopFacts;
 use crate::op::{Op, OpType, Process};
 use crate::position::Position;
 
@@ -35,16 +36,24 @@ pub(crate) struct ParsedOps {
     indices: Vec<Option<u64>>,
     /// The process each gave, if any.
     processes: Vec<Option<Process>>,
+    /// What their micro-ops say for the rules across operations, noted as each is added.
+    facts: MopFacts,
 }
 
 impl ParsedOps {
     /// Room for `n` operations.
     pub fn with_capacity(n: usize) -> ParsedOps {
-        ParsedOps { ops: Vec::with_capacity(n), indices: Vec::with_capacity(n), processes: Vec::with_capacity(n) }
+        ParsedOps {
+            ops: Vec::with_capacity(n),
+            indices: Vec::with_capacity(n),
+            processes: Vec::with_capacity(n),
+            facts: MopFacts::default(),
+        }
     }
 
     /// Adds an operation after the others.
     pub fn push(&mut self, parsed: ParsedOp) {
+        self.facts.note(self.ops.len(), &parsed.op, parsed.process);
         self.ops.push(parsed.op);
         self.indices.push(parsed.index);
         self.processes.push(parsed.process);
@@ -55,10 +64,12 @@ impl ParsedOps {
         self.ops.shrink_to_fit();
         self.indices.shrink_to_fit();
         self.processes.shrink_to_fit();
+        self.facts.shrink_to_fit();
     }
 
     /// Moves `other`'s operations after these, leaving it empty.
     pub fn append(&mut self, other: &mut ParsedOps) {
+        self.facts.append(&mut other.facts, self.ops.len());
         self.ops.append(&mut other.ops);
         self.indices.append(&mut other.indices);
         self.processes.append(&mut other.processes);
@@ -77,13 +88,13 @@ impl From<Vec<ParsedOp>> for ParsedOps {
 
 /// Settles indices and processes, pairs invocations with completions, and checks the rules.
 pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
-    let ParsedOps { mut ops, indices, processes: given } = parsed;
+    let ParsedOps { mut ops, indices, processes: given, facts } = parsed;
     for (position, (op, index)) in ops.iter_mut().zip(indices).enumerate() {
         op.index = index.unwrap_or(position as u64);
     }
     check_unique_indices(&ops)?;
     let pairing = pair(&mut ops, &given)?;
-    crate::mop_rules::check(&ops, &pairing)?;
+    crate::mop_rules::check(&ops, &pairing, facts)?;
     Ok(History::from_parts(ops, pairing))
 }
 
