@@ -13,16 +13,34 @@ use crate::key::Key;
 use crate::mop::{Mop, Observed};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::Position;
-use crate::well_formed::ParsedOp;
+use crate::well_formed::{ParsedOp, ParsedOps};
 
 /// Most digits an integer may have here: any 18-digit integer fits in an `i64` (and a `u64`), so no
 /// range needs checking; a longer one is left to the general reader.
 const MAX_DIGITS: usize = 18;
 
-/// Reads `text`, one operation object starting at `origin` (followed by nothing but spaces), if it has
-/// the common shape; `None` when the general reader must decide what it means.
-pub(crate) fn parse(text: &str, origin: Position) -> Option<ParsedOp> {
-    let mut s = Scanner { text, bytes: text.as_bytes(), at: 0 };
+/// Reads `text`, one operation object starting at `origin` (followed by nothing but spaces), after the
+/// operations in `into`, if it has the common shape; false (`into` unchanged) when the general reader
+/// must decide what it means.
+pub(crate) fn parse_into(text: &str, origin: Position, into: &mut ParsedOps) -> bool {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Scratch> = const {
+            std::cell::RefCell::new(Scratch { mops: Vec::new(), list: Vec::new() })
+        };
+    }
+    SCRATCH.with(|scratch| parse_with(text, origin, &mut scratch.borrow_mut(), into)).is_some()
+}
+
+/// Buffers a thread reuses from one object to the next: a transaction's micro-ops and a read's list
+/// are collected here and copied out at their exact length, as the general reader keeps them (a
+/// history holds millions, and vectors grown by doubling would waste a third of their memory).
+struct Scratch {
+    mops: Vec<Mop>,
+    list: Vec<i64>,
+}
+
+fn parse_with(text: &str, origin: Position, scratch: &mut Scratch, into: &mut ParsedOps) -> Option<()> {
+    let mut s = Scanner { text, bytes: text.as_bytes(), at: 0, scratch };
     s.byte(b'{')?;
     let mut seen = 0u8;
     let mut index = None;
@@ -87,10 +105,11 @@ pub(crate) fn parse(text: &str, origin: Position) -> Option<ParsedOp> {
     {
         return None;
     }
-    Some(ParsedOp {
+    // Built where it is kept: an operation is large, and millions of moves of it add up.
+    into.push_parts(
         index,
         process,
-        op: Op {
+        Op {
             index: 0,
             kind,
             process: Process::Client(0),
@@ -102,32 +121,38 @@ pub(crate) fn parse(text: &str, origin: Position) -> Option<ParsedOp> {
             extra: Vec::new(),
             at: origin,
         },
-    })
+    );
+    Some(())
 }
 
 /// A cursor over the bytes of one object; every method returns `None` where the text leaves the shape.
-struct Scanner<'a> {
+struct Scanner<'a, 's> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
+    scratch: &'s mut Scratch,
 }
 
-impl<'a> Scanner<'a> {
+impl<'a> Scanner<'a, '_> {
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
+    #[inline]
     fn next(&mut self) -> Option<u8> {
         let b = self.peek()?;
         self.at += 1;
         Some(b)
     }
 
+    #[inline]
     fn byte(&mut self, expected: u8) -> Option<()> {
         (self.next()? == expected).then_some(())
     }
 
     /// Skips spaces: the only whitespace taken here (JSON's tabs and carriage returns go the long way).
+    #[inline]
     fn spaces(&mut self) {
         while self.bytes.get(self.at) == Some(&b' ') {
             self.at += 1;
@@ -164,20 +189,23 @@ impl<'a> Scanner<'a> {
     }
 
     /// Up to [`MAX_DIGITS`] decimal digits, with no leading zero (JSON allows none) unless the number is 0.
+    #[inline]
     fn digits(&mut self) -> Option<u64> {
-        let start = self.at;
+        let rest = self.bytes.get(self.at..)?;
         let mut n = 0u64;
-        while let Some(d @ b'0'..=b'9') = self.peek() {
-            n = n * 10 + u64::from(d - b'0');
-            self.at += 1;
-            if self.at - start > MAX_DIGITS {
-                return None;
+        let mut len = 0;
+        for &b in rest {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
             }
+            n = n * 10 + u64::from(d);
+            len += 1;
         }
-        let len = self.at - start;
-        if len == 0 || (len > 1 && self.bytes[start] == b'0') {
+        if len == 0 || len > MAX_DIGITS || (len > 1 && rest[0] == b'0') {
             return None;
         }
+        self.at += len;
         // A fraction or an exponent makes a float, which the general reader refuses in its own words.
         if matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
             return None;
@@ -224,33 +252,27 @@ impl<'a> Scanner<'a> {
         self.byte(b']')
     }
 
-    /// A transaction's micro-ops, collected in a buffer kept per thread and copied out at their exact
-    /// number, as the general reader keeps them.
+    /// A transaction's micro-ops.
     fn mops(&mut self) -> Option<Vec<Mop>> {
-        thread_local! {
-            static MOPS: std::cell::RefCell<Vec<Mop>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
         self.byte(b'[')?;
         self.spaces();
         if self.peek() == Some(b']') {
             self.at += 1;
             return Some(Vec::new());
         }
-        MOPS.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            scratch.clear();
-            loop {
-                self.spaces();
-                scratch.push(self.mop()?);
-                self.spaces();
-                match self.next()? {
-                    b',' => continue,
-                    b']' => break,
-                    _ => return None,
-                }
+        self.scratch.mops.clear();
+        loop {
+            self.spaces();
+            let mop = self.mop()?;
+            self.scratch.mops.push(mop);
+            self.spaces();
+            match self.next()? {
+                b',' => continue,
+                b']' => break,
+                _ => return None,
             }
-            Some(scratch.drain(..).collect())
-        })
+        }
+        Some(self.scratch.mops.drain(..).collect())
     }
 
     /// One micro-op: `["append", k, v]`, `["r", k]`, `["r", k, v]`, `["w", k, v]` or `["w", k, v, n]`.
@@ -286,9 +308,6 @@ impl<'a> Scanner<'a> {
 
     /// What a read returned: `null`, an integer, or a list of integers.
     fn observed(&mut self) -> Option<Observed> {
-        thread_local! {
-            static LIST: std::cell::RefCell<Vec<i64>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
         match self.peek()? {
             b'n' => self.literal(b"null").map(|()| Observed::Nil),
             b'[' => {
@@ -298,21 +317,19 @@ impl<'a> Scanner<'a> {
                     self.at += 1;
                     return Some(Observed::List(Vec::new()));
                 }
-                LIST.with(|scratch| {
-                    let mut scratch = scratch.borrow_mut();
-                    scratch.clear();
-                    loop {
-                        self.spaces();
-                        scratch.push(self.integer()?);
-                        self.spaces();
-                        match self.next()? {
-                            b',' => continue,
-                            b']' => break,
-                            _ => return None,
-                        }
+                self.scratch.list.clear();
+                loop {
+                    self.spaces();
+                    let element = self.integer()?;
+                    self.scratch.list.push(element);
+                    self.spaces();
+                    match self.next()? {
+                        b',' => continue,
+                        b']' => break,
+                        _ => return None,
                     }
-                    Some(Observed::List(scratch.as_slice().to_vec()))
-                })
+                }
+                Some(Observed::List(self.scratch.list.as_slice().to_vec()))
             }
             _ => self.integer().map(Observed::Int),
         }
@@ -329,7 +346,8 @@ pub type ReadObject = (Option<u64>, Option<Process>, Op);
 pub fn read_object_both_ways(text: &str) -> (Option<ReadObject>, Result<ReadObject, String>) {
     let origin = Position::new(1, 1);
     let as_tuple = |p: ParsedOp| (p.index, p.process, p.op);
-    let fast = parse(text, origin).map(as_tuple);
+    let mut read = ParsedOps::default();
+    let fast = parse_into(text, origin, &mut read).then(|| read.into_vec().into_iter().map(as_tuple).next()).flatten();
     let general = crate::json::parse_object_in_general(text, origin)
         .map(as_tuple)
         .map_err(|(at, problem)| format!("{at}: {problem}"));

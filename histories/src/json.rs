@@ -6,7 +6,7 @@
 use std::fmt;
 use std::io::{self, Read, Write};
 
-use rayon::iter::{IntoParallelIterator, ParallelIterator};
+use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
@@ -46,7 +46,7 @@ pub(crate) fn read_lines(text: &str) -> Result<ParsedOps, Located> {
 /// [`read_lines`], each object read by `reader`.
 pub(crate) fn read_lines_by(text: &str, reader: ObjectReader) -> Result<ParsedOps, Located> {
     let mut ops = ParsedOps::with_capacity(text.len() / 150);
-    read_block(text, 0, PIECE, reader, &mut ops)?;
+    read_block(text, 0, PIECE, reader, &mut Vec::new(), &mut ops)?;
     Ok(ops)
 }
 
@@ -61,6 +61,7 @@ pub(crate) fn read_lines_from(input: impl Read) -> Result<ParsedOps, StreamError
 /// [`read_lines_from`] with blocks of `block` bytes cut into pieces of `piece` bytes.
 fn read_lines_in_blocks(mut input: impl Read, block: usize, piece: usize) -> Result<ParsedOps, StreamError> {
     let mut parsed = ParsedOps::default();
+    let mut pieces = Vec::new();
     let mut buf: Vec<u8> = Vec::with_capacity(block + piece);
     // Lines before `buf`, and its byte offset in the stream.
     let mut lines_before = 0u32;
@@ -96,14 +97,15 @@ fn read_lines_in_blocks(mut input: impl Read, block: usize, piece: usize) -> Res
                 (text, Some((line_start, valid)))
             }
         };
-        read_block(text, lines_before, piece, ObjectReader::Fast, &mut parsed).map_err(StreamError::Malformed)?;
+        let lines = read_block(text, lines_before, piece, ObjectReader::Fast, &mut pieces, &mut parsed)
+            .map_err(StreamError::Malformed)?;
         if let Some((line_start, valid)) = invalid {
-            let line = lines_before + line_count(text) + 1;
+            let line = lines_before + lines + 1;
             let at = Position::new(line, (valid - line_start) as u32 + 1);
             let problem = Problem::InvalidUtf8 { offset: offset + valid as u64, byte: block[valid] };
             return Err(StreamError::Malformed((at, problem)));
         }
-        lines_before += line_count(text);
+        lines_before += lines;
         offset += cut as u64;
         buf.drain(..cut);
     }
@@ -115,16 +117,18 @@ fn line_count(text: &str) -> u32 {
 }
 
 /// Parses the lines of `text`, which starts `lines_before` lines into its file, after the operations
-/// in `into`: cut into pieces of whole lines, parsed on all cores, and put back in order; an error is
-/// the first line's that has one.
+/// in `into`: cut into pieces of whole lines, parsed on all cores into the buffers of `pieces` (kept
+/// from block to block, so their memory is reused rather than asked of the system again, a fault a
+/// page), and put back in order; an error is the first line's that has one. Returns the newlines read.
 fn read_block(
     text: &str,
     lines_before: u32,
     piece: usize,
     reader: ObjectReader,
+    pieces: &mut Vec<ParsedOps>,
     into: &mut ParsedOps,
-) -> Result<(), Located> {
-    let mut pieces: Vec<(&str, u32)> = Vec::with_capacity(text.len() / piece + 1);
+) -> Result<u32, Located> {
+    let mut cuts: Vec<(&str, u32)> = Vec::with_capacity(text.len() / piece + 1);
     let mut rest = text;
     let mut first_line = lines_before;
     while !rest.is_empty() {
@@ -133,27 +137,38 @@ fn read_block(
             false => memchr::memchr(b'\n', &rest.as_bytes()[piece..]).map_or(rest.len(), |i| piece + i + 1),
         };
         let (lines, after) = rest.split_at(end);
-        pieces.push((lines, first_line));
+        cuts.push((lines, first_line));
         first_line += line_count(lines);
         rest = after;
     }
-    let parsed: Vec<Result<ParsedOps, Located>> =
-        pieces.into_par_iter().map(|(lines, first_line)| read_piece(lines, first_line, reader)).collect();
-    for piece in parsed {
-        into.append(&mut piece?);
+    if pieces.len() < cuts.len() {
+        pieces.resize_with(cuts.len(), ParsedOps::default);
     }
-    Ok(())
+    let parsed: Vec<Result<(), Located>> = cuts
+        .into_par_iter()
+        .zip(pieces.par_iter_mut())
+        .map(|((lines, first_line), ops)| read_piece(lines, first_line, reader, ops))
+        .collect();
+    for (read, ops) in parsed.into_iter().zip(pieces.iter_mut()) {
+        read?;
+        into.append(ops);
+    }
+    Ok(first_line - lines_before)
 }
 
-/// Parses the lines of one piece, which starts `lines_before` lines into its file.
-fn read_piece(piece: &str, lines_before: u32, reader: ObjectReader) -> Result<ParsedOps, Located> {
-    let mut ops = ParsedOps::with_capacity(piece.len() / 150);
-    for (i, line) in piece.split('\n').enumerate() {
-        if let Some(op) = parse_line(line, lines_before + i as u32 + 1, reader)? {
-            ops.push(op);
-        }
+/// Parses the lines of one piece, which starts `lines_before` lines into its file, into `ops`.
+fn read_piece(piece: &str, lines_before: u32, reader: ObjectReader, ops: &mut ParsedOps) -> Result<(), Located> {
+    ops.clear();
+    ops.reserve(piece.len() / 150);
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', piece.as_bytes()).chain([piece.len()]);
+    for (i, end) in ends.enumerate() {
+        // Cut at ASCII newlines of a `str`, so at character boundaries.
+        let line = piece.get(start..end).unwrap_or_default();
+        start = end + 1;
+        parse_line(line, lines_before + i as u32 + 1, reader, ops)?;
     }
-    Ok(ops)
+    Ok(())
 }
 
 /// Why a streamed read stopped.
@@ -162,17 +177,23 @@ pub(crate) enum StreamError {
     Malformed(Located),
 }
 
-fn parse_line(line: &str, number: u32, reader: ObjectReader) -> Result<Option<ParsedOp>, Located> {
+/// Reads the operation on line `number`, if it is not blank, after the operations in `into`.
+fn parse_line(line: &str, number: u32, reader: ObjectReader, into: &mut ParsedOps) -> Result<(), Located> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     let start = line.len() - line.trim_start().len();
     if line[start..].trim_end().is_empty() {
-        return Ok(None);
+        return Ok(());
     }
-    parse_object(&line[start..], Position::new(number, start as u32 + 1), reader).map(Some)
+    let (object, origin) = (&line[start..], Position::new(number, start as u32 + 1));
+    if reader == ObjectReader::Fast && crate::fast_json::parse_into(object, origin, into) {
+        return Ok(());
+    }
+    into.push(parse_object_in_general(object, origin)?);
+    Ok(())
 }
 
 /// Reads one JSON array of operation objects.
-pub(crate) fn read_array(text: &str) -> Result<Vec<ParsedOp>, Located> {
+pub(crate) fn read_array(text: &str) -> Result<ParsedOps, Located> {
     let lines = LineIndex::new(text);
     let at = |offset: usize| lines.position(offset);
     let mut pos = skip_whitespace(text, 0);
@@ -180,7 +201,7 @@ pub(crate) fn read_array(text: &str) -> Result<Vec<ParsedOp>, Located> {
         return Err((at(pos), Problem::Syntax("expected a JSON array of operations, starting with [".into())));
     }
     pos = skip_whitespace(text, pos + 1);
-    let mut ops = Vec::new();
+    let mut ops = ParsedOps::default();
     if text[pos..].starts_with(']') {
         return finish_array(text, pos + 1, ops, at);
     }
@@ -194,7 +215,9 @@ pub(crate) fn read_array(text: &str) -> Result<Vec<ParsedOp>, Located> {
                 return Err((origin, Problem::Syntax("expected an operation or ], found the end of the file".into())));
             }
         };
-        ops.push(parse_object(raw.get(), origin, ObjectReader::Fast)?);
+        if !crate::fast_json::parse_into(raw.get(), origin, &mut ops) {
+            ops.push(parse_object_in_general(raw.get(), origin)?);
+        }
         pos = skip_whitespace(text, pos + stream.byte_offset());
         match text[pos..].chars().next() {
             Some(',') => pos = skip_whitespace(text, pos + 1),
@@ -207,12 +230,7 @@ pub(crate) fn read_array(text: &str) -> Result<Vec<ParsedOp>, Located> {
     }
 }
 
-fn finish_array(
-    text: &str,
-    pos: usize,
-    ops: Vec<ParsedOp>,
-    at: impl Fn(usize) -> Position,
-) -> Result<Vec<ParsedOp>, Located> {
+fn finish_array(text: &str, pos: usize, ops: ParsedOps, at: impl Fn(usize) -> Position) -> Result<ParsedOps, Located> {
     let rest = skip_whitespace(text, pos);
     if rest < text.len() {
         return Err((at(rest), Problem::Syntax("expected the end of the file after the array's closing ]".into())));
@@ -234,19 +252,6 @@ pub fn write_jsonl<'a>(ops: impl IntoIterator<Item = &'a Op>, out: &mut impl Wri
 }
 
 // ---- One operation object ----------------------------------------------------------------------
-
-/// Parses one operation object that starts at `origin`: by [`crate::fast_json`] when it has the common
-/// shape, otherwise by `serde_json`, which defines what an object means and reports every error.
-pub(crate) fn parse_object(text: &str, origin: Position, reader: ObjectReader) -> Result<ParsedOp, Located> {
-    let fast = match reader {
-        ObjectReader::Fast => crate::fast_json::parse(text, origin),
-        ObjectReader::General => None,
-    };
-    match fast {
-        Some(parsed) => Ok(parsed),
-        None => parse_object_in_general(text, origin),
-    }
-}
 
 /// Parses one operation object that starts at `origin`, whatever its shape.
 pub(crate) fn parse_object_in_general(text: &str, origin: Position) -> Result<ParsedOp, Located> {

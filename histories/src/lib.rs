@@ -205,7 +205,7 @@ pub fn parse_bytes(bytes: &[u8], format: Format, file: &str) -> Result<History, 
 fn read_ops(text: &str, format: Format) -> Result<well_formed::ParsedOps, json::Located> {
     match format {
         Format::JsonLines => json::read_lines(text),
-        Format::JsonArray => json::read_array(text).map(Into::into),
+        Format::JsonArray => json::read_array(text),
         Format::Edn => edn::read(text).map(Into::into),
     }
 }

@@ -138,7 +138,16 @@ impl MopFacts {
             all.extend(more.drain(..).map(|w| Written { at: w.at + shift, ..w }));
         }
         self.string_writes |= later.string_writes;
-        *later = MopFacts::default();
+        later.clear();
+    }
+
+    /// Forgets every fact, keeping the room.
+    pub(crate) fn clear(&mut self) {
+        self.first_int = None;
+        self.first_str = None;
+        self.appends.clear();
+        self.writes.clear();
+        self.string_writes = false;
     }
 
     /// Gives back the room grown beyond the facts gathered.

@@ -53,10 +53,41 @@ impl ParsedOps {
 
     /// Adds an operation after the others.
     pub fn push(&mut self, parsed: ParsedOp) {
-        self.facts.note(self.ops.len(), &parsed.op, parsed.process);
-        self.ops.push(parsed.op);
-        self.indices.push(parsed.index);
-        self.processes.push(parsed.process);
+        self.push_parts(parsed.index, parsed.process, parsed.op);
+    }
+
+    /// Adds an operation after the others, with the index and process it gave.
+    #[inline]
+    pub fn push_parts(&mut self, index: Option<u64>, process: Option<Process>, op: Op) {
+        self.facts.note(self.ops.len(), &op, process);
+        self.ops.push(op);
+        self.indices.push(index);
+        self.processes.push(process);
+    }
+
+    /// The operations as read, each with the index and process it gave.
+    pub fn into_vec(self) -> Vec<ParsedOp> {
+        let ParsedOps { ops, indices, processes, .. } = self;
+        ops.into_iter()
+            .zip(indices)
+            .zip(processes)
+            .map(|((op, index), process)| ParsedOp { index, process, op })
+            .collect()
+    }
+
+    /// Empties it, keeping its room.
+    pub fn clear(&mut self) {
+        self.ops.clear();
+        self.indices.clear();
+        self.processes.clear();
+        self.facts.clear();
+    }
+
+    /// Makes room for `n` more operations.
+    pub fn reserve(&mut self, n: usize) {
+        self.ops.reserve(n);
+        self.indices.reserve(n);
+        self.processes.reserve(n);
     }
 
     /// Gives back the room grown beyond the operations read (for a large history, in place).
