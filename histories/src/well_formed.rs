@@ -4,6 +4,9 @@
 //! several invokes in flight on one process are read as [`crate::leniency`] describes. This module owns those rules (the micro-ops' own, one key type and unique writes, are [`crate::mop_rules`]'s); the
 //! per-operation syntax is the readers', and consistency is the checker's.
 
+use rayon::iter::{
+    IndexedParallelIterator, IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend, ParallelIterator,
+};
 use rustc_hash::FxHashMap;
 
 use crate::error::Problem;
@@ -36,6 +39,8 @@ pub(crate) struct ParsedOps {
     indices: Vec<Option<u64>>,
     /// The process each gave, if any.
     processes: Vec<Option<Process>>,
+    /// Each one's type, kept apart so that pairing reads a byte an operation, not the operation.
+    kinds: Vec<OpType>,
     /// What their micro-ops say for the rules across operations, noted as each is added.
     facts: MopFacts,
 }
@@ -47,6 +52,7 @@ impl ParsedOps {
             ops: Vec::with_capacity(n),
             indices: Vec::with_capacity(n),
             processes: Vec::with_capacity(n),
+            kinds: Vec::with_capacity(n),
             facts: MopFacts::default(),
         }
     }
@@ -60,6 +66,7 @@ impl ParsedOps {
     #[inline]
     pub fn push_parts(&mut self, index: Option<u64>, process: Option<Process>, op: Op) {
         self.facts.note(self.ops.len(), &op, process);
+        self.kinds.push(op.kind);
         self.ops.push(op);
         self.indices.push(index);
         self.processes.push(process);
@@ -80,6 +87,7 @@ impl ParsedOps {
         self.ops.clear();
         self.indices.clear();
         self.processes.clear();
+        self.kinds.clear();
         self.facts.clear();
     }
 
@@ -88,6 +96,7 @@ impl ParsedOps {
         self.ops.reserve(n);
         self.indices.reserve(n);
         self.processes.reserve(n);
+        self.kinds.reserve(n);
     }
 
     /// Gives back the room grown beyond the operations read (for a large history, in place).
@@ -95,15 +104,18 @@ impl ParsedOps {
         self.ops.shrink_to_fit();
         self.indices.shrink_to_fit();
         self.processes.shrink_to_fit();
+        self.kinds.shrink_to_fit();
         self.facts.shrink_to_fit();
     }
 
-    /// Moves `other`'s operations after these, leaving it empty.
+    /// Moves `other`'s operations after these, leaving it empty (with its room): the operations, large
+    /// and many, are moved on all cores, each taking the page faults of the part it writes.
     pub fn append(&mut self, other: &mut ParsedOps) {
         self.facts.append(&mut other.facts, self.ops.len());
-        self.ops.append(&mut other.ops);
+        self.ops.par_extend(other.ops.par_drain(..));
         self.indices.append(&mut other.indices);
         self.processes.append(&mut other.processes);
+        self.kinds.append(&mut other.kinds);
     }
 }
 
@@ -117,26 +129,31 @@ impl From<Vec<ParsedOp>> for ParsedOps {
     }
 }
 
-/// Settles indices and processes, pairs invocations with completions, and checks the rules.
+/// Settles indices and processes, pairs invocations with completions, and checks the rules. The
+/// indices, types and processes are worked on apart from the operations (a pass over millions of
+/// operations waits on memory); the operations are then given their index and process on all cores.
 pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
-    let ParsedOps { mut ops, indices, processes: given, facts } = parsed;
-    for (position, (op, index)) in ops.iter_mut().zip(indices).enumerate() {
-        op.index = index.unwrap_or(position as u64);
-    }
-    check_unique_indices(&ops)?;
-    let pairing = pair(&mut ops, &given)?;
+    let ParsedOps { mut ops, indices, processes: given, kinds, facts } = parsed;
+    let index_of = |position: usize| indices[position].unwrap_or(position as u64);
+    check_unique_indices(&ops, index_of)?;
+    let (processes, pairing) = pair(&ops, &kinds, &given)?;
+    ops.par_iter_mut().zip(processes).enumerate().for_each(|(position, (op, process))| {
+        op.index = index_of(position);
+        op.process = process;
+    });
     crate::mop_rules::check(&ops, &pairing, facts)?;
     Ok(History::from_parts(ops, pairing))
 }
 
-fn check_unique_indices(ops: &[Op]) -> Result<(), Located> {
-    if ops.windows(2).all(|w| w[0].index < w[1].index) {
+/// Refuses an index given twice; `index_of` gives each operation's.
+fn check_unique_indices(ops: &[Op], index_of: impl Fn(usize) -> u64) -> Result<(), Located> {
+    if (1..ops.len()).all(|i| index_of(i - 1) < index_of(i)) {
         return Ok(());
     }
     let mut seen: FxHashMap<u64, Position> = FxHashMap::default();
-    for op in ops {
-        if let Some(first) = seen.insert(op.index, op.at) {
-            return Err((op.at, Problem::DuplicateIndex { index: op.index, first_line: first.line }));
+    for (i, op) in ops.iter().enumerate() {
+        if let Some(first) = seen.insert(index_of(i), op.at) {
+            return Err((op.at, Problem::DuplicateIndex { index: index_of(i), first_line: first.line }));
         }
     }
     Ok(())
@@ -159,8 +176,10 @@ pub(crate) const UNKNOWN: u32 = u32::MAX;
 
 /// Pairs each client invocation with a completion of its process: the only one in flight, or, when
 /// several are, the one with the same micro-ops (the earliest, if several have). A completion with no
-/// invocation in flight stands alone, its invocation unknown. Both are recorded as leniencies.
-fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Pairing, Located> {
+/// invocation in flight stands alone, its invocation unknown. Both are recorded as leniencies. Returns
+/// each operation's process (`kinds` are the operations' types, `given` the processes they gave).
+fn pair(ops: &[Op], kinds: &[OpType], given: &[Option<Process>]) -> Result<(Vec<Process>, Pairing), Located> {
+    let mut processes = vec![Process::Nemesis; ops.len()];
     let mut fresh = given
         .iter()
         .filter_map(|p| match p {
@@ -182,12 +201,9 @@ fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Pairing, Located> {
         }
     };
     for i in 0..ops.len() {
-        let invoke = ops[i].kind == OpType::Invoke;
+        let invoke = kinds[i] == OpType::Invoke;
         let process = match given[i] {
-            Some(Process::Nemesis) => {
-                ops[i].process = Process::Nemesis;
-                continue;
-            }
+            Some(Process::Nemesis) => continue,
             Some(Process::Client(p)) => p,
             None if invoke => match unnamed_in_flight {
                 Some(first) => {
@@ -203,7 +219,7 @@ fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Pairing, Located> {
                 }
             },
             None => match unnamed_in_flight.take() {
-                Some(first) => match ops[first].process {
+                Some(first) => match processes[first] {
                     Process::Client(p) => p,
                     Process::Nemesis => unreachable!("unnamed invocations are given client processes"),
                 },
@@ -213,7 +229,7 @@ fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Pairing, Located> {
                 }
             },
         };
-        ops[i].process = Process::Client(process);
+        processes[i] = Process::Client(process);
         let flying = in_flight.entry(process).or_default();
         if invoke {
             if let Some(&first) = flying.first() {
@@ -228,7 +244,7 @@ fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Pairing, Located> {
         }
         let first = match flying[..] {
             [] => {
-                let kind = ops[i].kind;
+                let kind = kinds[i];
                 note(LeniencyKind::CompletionWithoutInvoke, ops[i].at, &|| Problem::CompletionWithoutInvoke {
                     process: process.to_string(),
                     kind,
@@ -268,7 +284,7 @@ fn pair(ops: &mut [Op], given: &[Option<Process>]) -> Result<Pairing, Located> {
         pairing.partner[i] = first as u32;
     }
     pairing.leniencies = lenient.into_iter().flatten().collect();
-    Ok(pairing)
+    Ok((processes, pairing))
 }
 
 /// Whether a completion may be the completion of an invocation: the same function and the same
