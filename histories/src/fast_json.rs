@@ -54,29 +54,19 @@ fn parse_with(text: &str, origin: Position, scratch: &mut Scratch, into: &mut Pa
     // An object with no fields has no type: the general reader says so.
     loop {
         s.spaces();
-        let name = s.string()?;
+        let field = s.field()?;
         s.spaces();
         s.byte(b':')?;
         s.spaces();
-        let field = match name {
-            "index" => 0,
-            "type" => 1,
-            "process" => 2,
-            "f" => 3,
-            "time" => 4,
-            "value" => 5,
-            "error" => 6,
-            "commit_order" => 7,
-            _ => return None,
-        };
         if seen & (1 << field) != 0 {
             return None;
         }
         seen |= 1 << field;
         match field {
             0 => index = Some(s.natural()?),
-            1 => kind = Some(OpType::parse(s.string()?)?),
+            1 => kind = Some(s.kind()?),
             2 => process = s.null_or(Scanner::natural)?.map(Process::Client),
+            3 if s.quoted(b"\"txn\"") => f = Some(Function::Txn),
             3 => f = s.null_or(Scanner::string)?.map(Function::parse),
             4 => time = Some(i64::try_from(s.natural()?).ok()?),
             5 => value = Some(s.null_or(Scanner::mops)?.unwrap_or_default()),
@@ -166,6 +156,54 @@ impl<'a> Scanner<'a, '_> {
             return Some(None);
         }
         read(self).map(Some)
+    }
+
+    /// The quoted word `word` (quotes included), if it comes next.
+    #[inline]
+    fn quoted(&mut self, word: &[u8]) -> bool {
+        let next = self.bytes.get(self.at..).is_some_and(|rest| rest.starts_with(word));
+        if next {
+            self.at += word.len();
+        }
+        next
+    }
+
+    /// A field's name, as its number: `index`, `type`, `process`, `f`, `time`, `value`, `error`,
+    /// `commit_order` are 0 to 7.
+    fn field(&mut self) -> Option<u8> {
+        const FIELDS: [&[u8]; 8] = [
+            b"\"index\"",
+            b"\"type\"",
+            b"\"process\"",
+            b"\"f\"",
+            b"\"time\"",
+            b"\"value\"",
+            b"\"error\"",
+            b"\"commit_order\"",
+        ];
+        let candidates: &[u8] = match *self.bytes.get(self.at + 1)? {
+            b'i' => &[0],
+            b't' => &[1, 4],
+            b'p' => &[2],
+            b'f' => &[3],
+            b'v' => &[5],
+            b'e' => &[6],
+            b'c' => &[7],
+            _ => return None,
+        };
+        candidates.iter().copied().find(|&field| self.quoted(FIELDS[field as usize]))
+    }
+
+    /// An operation's type.
+    fn kind(&mut self) -> Option<OpType> {
+        [
+            (b"\"invoke\"" as &[u8], OpType::Invoke),
+            (b"\"ok\"", OpType::Ok),
+            (b"\"fail\"", OpType::Fail),
+            (b"\"info\"", OpType::Info),
+        ]
+        .into_iter()
+        .find_map(|(word, kind)| self.quoted(word).then_some(kind))
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
@@ -279,11 +317,19 @@ impl<'a> Scanner<'a, '_> {
     fn mop(&mut self) -> Option<Mop> {
         self.byte(b'[')?;
         self.spaces();
-        let name = self.string()?;
+        let name = if self.quoted(b"\"r\"") {
+            b'r'
+        } else if self.quoted(b"\"append\"") {
+            b'a'
+        } else if self.quoted(b"\"w\"") {
+            b'w'
+        } else {
+            return None;
+        };
         let key = self.then(Self::key)?;
         let mop = match name {
-            "append" => Mop::Append { key, value: self.then(Self::integer)? },
-            "r" => {
+            b'a' => Mop::Append { key, value: self.then(Self::integer)? },
+            b'r' => {
                 self.spaces();
                 let value = match self.peek()? {
                     b',' => self.then(Self::observed)?,
@@ -291,7 +337,7 @@ impl<'a> Scanner<'a, '_> {
                 };
                 Mop::Read { key, value }
             }
-            "w" => {
+            _ => {
                 let value = self.then(Self::integer)?;
                 self.spaces();
                 let version = match self.peek()? {
@@ -300,7 +346,6 @@ impl<'a> Scanner<'a, '_> {
                 };
                 Mop::Write { key, value, version }
             }
-            _ => return None,
         };
         self.close()?;
         Some(mop)
