@@ -39,10 +39,8 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             phase.done("transactions");
             let index = list_append::Index::new(&txns)?;
             phase.done("list-append index");
-            let edges = index.edges(&txns);
-            phase.done("list-append dependencies");
-            let cases = index.cases(&txns);
-            phase.done("list-append anomalies without cycles");
+            let (edges, cases) = rayon::join(|| index.edges(&txns), || index.cases(&txns));
+            phase.done("list-append dependencies and anomalies without cycles");
             let found = Found {
                 edges,
                 cases,

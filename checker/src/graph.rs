@@ -33,7 +33,11 @@ impl EdgeList {
 
     /// Appends another list.
     pub fn extend(&mut self, other: EdgeList) {
-        self.edges.extend(other.edges);
+        if self.edges.is_empty() {
+            self.edges = other.edges;
+        } else {
+            self.edges.extend(other.edges);
+        }
     }
 
     /// The number of (unmerged) dependencies.

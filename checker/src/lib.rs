@@ -49,6 +49,7 @@
 #![deny(missing_docs)]
 
 mod check;
+mod chunks;
 mod closed_predicate;
 mod commit_order;
 pub mod consistency_model;

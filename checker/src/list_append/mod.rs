@@ -16,10 +16,12 @@ mod elems;
 mod explain;
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use histories::{Key, Mop, Observed, OpType};
 use rustc_hash::FxHashMap;
 
+use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::{EdgeList, TxnId};
 use crate::kind::Kind;
@@ -266,8 +268,13 @@ impl<'h> Index<'h> {
 
     /// The `ww`, `wr` and `rw` edges among `ok` and `info` transactions.
     pub fn edges(&self, txns: &Txns<'h>) -> EdgeList {
+        chunks::edges_per_chunk(txns.len(), |ids| self.edges_of(txns, ids))
+    }
+
+    /// The edges into the transactions `ids`.
+    fn edges_of(&self, txns: &Txns<'h>, ids: Range<TxnId>) -> EdgeList {
         let mut edges = EdgeList::new();
-        for t in txns.ids().filter(|&t| txns.is_possible(t)) {
+        for t in ids.filter(|&t| txns.is_possible(t)) {
             for (i, mop) in txns.mops(t).iter().enumerate() {
                 let k = self.key_of(t, i);
                 match mop {
