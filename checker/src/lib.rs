@@ -62,6 +62,7 @@ mod explain;
 pub mod graph;
 pub mod invariants;
 mod item;
+mod key_slots;
 pub mod kind;
 mod list_append;
 mod options;

@@ -16,6 +16,7 @@ use super::{Index, KeyId, NO_TXN, ReadAt, read_list};
 use crate::chunks;
 use crate::explain::{case, facts, mop_json};
 use crate::graph::TxnId;
+use crate::key_slots::KeySlots;
 use crate::result::Case;
 use crate::txn::Txns;
 
@@ -455,29 +456,13 @@ fn read_then_appended(
     let mut updates = Vec::new();
     // Per key this transaction touched: its first read, if it came before the transaction's first
     // append to that key (`None` once an append came first: later reads of the key are not external),
-    // and whether it appended. Most transactions touch few keys, and a short vector beats a map; a long
-    // transaction finds its keys' slots in a map.
-    let mut keys: Vec<(KeyId, Option<(Option<i64>, ReadAt)>, bool)> = Vec::new();
-    let mut slots: FxHashMap<KeyId, usize> = FxHashMap::default();
+    // and whether it appended.
+    let mut keys: KeySlots<(Option<(Option<i64>, ReadAt)>, bool)> = KeySlots::default();
     for t in ids.filter(|&t| txns.outcome(t) == OpType::Ok) {
         keys.clear();
-        slots.clear();
-        let long = txns.mops(t).len() > 16;
         for (i, mop) in txns.mops(t).iter().enumerate() {
             let k = index.key_of(t, i);
-            let known = match long {
-                true => slots.get(&k).copied(),
-                false => keys.iter().position(|e| e.0 == k),
-            };
-            let slot = match known {
-                Some(slot) => slot,
-                None => {
-                    slots.insert(k, keys.len());
-                    keys.push((k, None, false));
-                    keys.len() - 1
-                }
-            };
-            let (_, first_read, written) = &mut keys[slot];
+            let (first_read, written) = keys.entry(k, || (None, false));
             match mop {
                 Mop::Read { value, .. } if first_read.is_none() && !*written => {
                     let last = match value {
