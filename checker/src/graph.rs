@@ -88,7 +88,7 @@ impl DepGraph {
         // Each range of sources sorts and merges its buckets in place; `merged[t]` is how many distinct
         // targets transaction `t` has, kept at the start of its bucket.
         let mut merged = vec![0usize; node_count];
-        let mut pieces: Vec<(usize, &mut [(u32, Kinds)], &mut [usize])> = Vec::new();
+        let mut pieces: Vec<Piece<'_>> = Vec::new();
         let (mut rest, mut counts, mut first) = (&mut bucketed[..], &mut merged[..], 0usize);
         for ids in chunk_ranges(node_count) {
             let len = starts[ids.end as usize] - starts[ids.start as usize];
@@ -187,6 +187,10 @@ impl DepGraph {
         cyclic
     }
 }
+
+/// A range of sources to merge: its first transaction, its buckets, and where to put how many distinct
+/// targets each has.
+type Piece<'a> = (usize, &'a mut [(u32, Kinds)], &'a mut [usize]);
 
 /// Consecutive ranges of `count` transactions, one piece of work each: [`crate::chunks`]'s cut.
 fn chunk_ranges(count: usize) -> Vec<std::ops::Range<TxnId>> {

@@ -424,11 +424,10 @@ fn dirty_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
 fn lost_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
     // Every (key, last element of the version read, transaction, the read) of a committed transaction
     // that read a key and then appended to it, in transaction order.
-    let mut updates: Vec<(KeyId, Option<i64>, TxnId, ReadAt)> =
-        chunks::per_chunk(txns.len(), |ids| read_then_appended(index, txns, ids)).concat();
+    let mut updates: Vec<Update> = chunks::per_chunk(txns.len(), |ids| read_then_appended(index, txns, ids)).concat();
     // A stable sort: each group of one version stays in transaction order.
     updates.sort_by_key(|&(k, version, _, _)| (k, version));
-    let mut found: Vec<&[(KeyId, Option<i64>, TxnId, ReadAt)]> =
+    let mut found: Vec<&[Update]> =
         updates.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).filter(|group| group.len() > 1).collect();
     found.sort_unstable_by_key(|group| (group[0].0, group[0].2));
     for group in found {
@@ -446,18 +445,21 @@ fn lost_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
     }
 }
 
+/// A committed transaction's read of a key and then append to it: the key, the last element of the
+/// version read, the transaction, and the read.
+type Update = (KeyId, Option<i64>, TxnId, ReadAt);
+
+/// A transaction's first read of a key: the last element of the version read, and the read.
+type FirstRead = (Option<i64>, ReadAt);
+
 /// For each committed transaction among `ids` and each key it read before its first append to it: the
 /// key, the last element of the version its first read of the key saw, the transaction and that read.
-fn read_then_appended(
-    index: &Index<'_>,
-    txns: &Txns<'_>,
-    ids: Range<TxnId>,
-) -> Vec<(KeyId, Option<i64>, TxnId, ReadAt)> {
+fn read_then_appended(index: &Index<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> Vec<Update> {
     let mut updates = Vec::new();
     // Per key this transaction touched: its first read, if it came before the transaction's first
     // append to that key (`None` once an append came first: later reads of the key are not external),
     // and whether it appended.
-    let mut keys: KeySlots<(Option<(Option<i64>, ReadAt)>, bool)> = KeySlots::default();
+    let mut keys: KeySlots<(Option<FirstRead>, bool)> = KeySlots::default();
     for t in ids.filter(|&t| txns.outcome(t) == OpType::Ok) {
         keys.clear();
         for (i, mop) in txns.mops(t).iter().enumerate() {
