@@ -34,11 +34,16 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
     };
     match workload {
         Workload::ListAppend => {
+            let phase = Phase::start();
             let txns = Txns::new(history);
+            phase.done("transactions");
             let index = list_append::Index::new(&txns)?;
+            phase.done("list-append index");
+            let (edges, cases) = rayon::join(|| index.edges(&txns), || index.cases(&txns));
+            phase.done("list-append dependencies and anomalies without cycles");
             let found = Found {
-                edges: index.edges(&txns),
-                cases: index.cases(&txns),
+                edges,
+                cases,
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: Vec::new(),
@@ -82,6 +87,24 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
     }
 }
 
+/// The time each step of a check takes, in the debug log (`-vv`): where a large history's time goes.
+struct Phase {
+    started: std::cell::Cell<std::time::Instant>,
+}
+
+impl Phase {
+    fn start() -> Phase {
+        Phase { started: std::cell::Cell::new(std::time::Instant::now()) }
+    }
+
+    /// Logs the step that ends now, and starts timing the next.
+    fn done(&self, step: &str) {
+        let now = std::time::Instant::now();
+        log::debug!("{step}: {:.3} s", (now - self.started.get()).as_secs_f64());
+        self.started.set(now);
+    }
+}
+
 /// What a workload's analysis found before the graph: its dependencies, the anomalies that need no
 /// graph, and how much of the version order it could see.
 struct Found {
@@ -113,12 +136,15 @@ fn conclude(
         .collect();
     let reportable = options.reportable();
     let order = order_needed(&reportable);
+    let phase = Phase::start();
     match order {
         Some(Kind::Realtime) => edges.extend(orders::realtime_edges(txns)),
         Some(Kind::Process) => edges.extend(orders::process_edges(txns)),
         _ => {}
     }
+    phase.done("process and real-time orders");
     let graph = DepGraph::build(txns.len(), edges);
+    phase.done("graph");
     if graph.edge_count() == 0 {
         let text = "no transaction depends on any other: without dependencies there is nothing to check".to_string();
         found.insert("empty-transaction-graph".into(), vec![Anomaly::Case(case(txns, &[], None, facts([]), text))]);
@@ -126,6 +152,7 @@ fn conclude(
     let classes: Vec<CycleClass> =
         all_classes().into_iter().filter(|c| c.variant.is_none() || c.variant == order).collect();
     let components = graph.cyclic_components();
+    phase.done("strongly connected components");
     for component in &components {
         let cycles = search_component(&graph, component, &classes);
         let classes_found: Vec<&str> = cycles.iter().map(|c| c.class).collect();
@@ -138,6 +165,7 @@ fn conclude(
             found.entry(cycle.class.to_string()).or_default().push(Anomaly::Cycle(evidence));
         }
     }
+    phase.done("cycle search and explanations");
     let mut stats = stats(history, txns, &graph, &components);
     stats.keys = keys;
     stats.ordered_keys = ordered_keys;

@@ -6,6 +6,7 @@
 
 use petgraph::Directed;
 use petgraph::csr::Csr;
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
 use crate::kind::{Kind, Kinds};
 
@@ -33,7 +34,11 @@ impl EdgeList {
 
     /// Appends another list.
     pub fn extend(&mut self, other: EdgeList) {
-        self.edges.extend(other.edges);
+        if self.edges.is_empty() {
+            self.edges = other.edges;
+        } else {
+            self.edges.extend(other.edges);
+        }
     }
 
     /// The number of (unmerged) dependencies.
@@ -47,9 +52,12 @@ impl EdgeList {
     }
 }
 
-/// The dependency graph over `node_count` transactions.
+/// The dependency graph over `node_count` transactions, in compressed sparse row form: the edges out of
+/// transaction `t` are `targets[offsets[t]..offsets[t + 1]]`, sorted, with their kinds beside them.
 pub struct DepGraph {
-    csr: Csr<(), Kinds, Directed, u32>,
+    offsets: Vec<usize>,
+    targets: Vec<TxnId>,
+    kinds: Vec<Kinds>,
     kind_counts: [usize; 8],
 }
 
@@ -58,8 +66,8 @@ impl DepGraph {
     /// dependencies between one pair become one edge carrying all their kinds.
     pub fn build(node_count: usize, list: EdgeList) -> DepGraph {
         let mut kind_counts = [0; 8];
-        // Bucket by source (a counting sort), then sort each small bucket by target: cheaper than one
-        // global sort of millions of edges.
+        // Bucket by source (a counting sort), then sort and merge each small bucket by target, on all
+        // cores: cheaper than one global sort of millions of edges.
         let mut starts = vec![0usize; node_count + 1];
         for &(from, _, kind) in &list.edges {
             starts[from as usize + 1] += 1;
@@ -68,30 +76,57 @@ impl DepGraph {
         for i in 0..node_count {
             starts[i + 1] += starts[i];
         }
-        let mut fill = starts.clone();
         let mut bucketed = vec![(0u32, Kinds::NONE); list.edges.len()];
-        for (from, to, kind) in list.edges {
-            let slot = &mut fill[from as usize];
-            bucketed[*slot] = (to, kind.only());
-            *slot += 1;
-        }
-        let mut merged: Vec<(u32, u32, Kinds)> = Vec::with_capacity(bucketed.len());
-        for from in 0..node_count {
-            let bucket = &mut bucketed[starts[from]..starts[from + 1]];
-            bucket.sort_unstable_by_key(|&(to, _)| to);
-            for &(to, kinds) in bucket.iter() {
-                match merged.last_mut() {
-                    Some(last) if last.0 == from as u32 && last.1 == to => last.2 = last.2.union(kinds),
-                    _ => merged.push((from as u32, to, kinds)),
-                }
+        {
+            let mut fill = starts.clone();
+            for (from, to, kind) in list.edges {
+                let slot = &mut fill[from as usize];
+                bucketed[*slot] = (to, kind.only());
+                *slot += 1;
             }
         }
-        let mut csr: Csr<(), Kinds, Directed, u32> =
-            Csr::from_sorted_edges(&merged).expect("edges are sorted by (from, to) and merged");
-        while csr.node_count() < node_count {
-            csr.add_node(());
+        // Each range of sources sorts and merges its buckets in place; `merged[t]` is how many distinct
+        // targets transaction `t` has, kept at the start of its bucket.
+        let mut merged = vec![0usize; node_count];
+        let mut pieces: Vec<Piece<'_>> = Vec::new();
+        let (mut rest, mut counts, mut first) = (&mut bucketed[..], &mut merged[..], 0usize);
+        for ids in chunk_ranges(node_count) {
+            let len = starts[ids.end as usize] - starts[ids.start as usize];
+            let (piece, after) = std::mem::take(&mut rest).split_at_mut(len);
+            let (piece_counts, after_counts) = std::mem::take(&mut counts).split_at_mut(ids.len());
+            pieces.push((first, piece, piece_counts));
+            (rest, counts, first) = (after, after_counts, ids.end as usize);
         }
-        DepGraph { csr, kind_counts }
+        pieces.into_par_iter().for_each(|(first, piece, counts)| {
+            let base = starts[first];
+            for (i, count) in counts.iter_mut().enumerate() {
+                let bucket = &mut piece[starts[first + i] - base..starts[first + i + 1] - base];
+                bucket.sort_unstable_by_key(|&(to, _)| to);
+                let mut kept = 0;
+                for j in 0..bucket.len() {
+                    if kept > 0 && bucket[kept - 1].0 == bucket[j].0 {
+                        bucket[kept - 1].1 = bucket[kept - 1].1.union(bucket[j].1);
+                    } else {
+                        bucket[kept] = bucket[j];
+                        kept += 1;
+                    }
+                }
+                *count = kept;
+            }
+        });
+        let total: usize = merged.iter().sum();
+        let mut offsets = Vec::with_capacity(node_count + 1);
+        let mut targets = Vec::with_capacity(total);
+        let mut kinds = Vec::with_capacity(total);
+        offsets.push(0);
+        for (t, &count) in merged.iter().enumerate() {
+            for &(to, k) in &bucketed[starts[t]..starts[t] + count] {
+                targets.push(to);
+                kinds.push(k);
+            }
+            offsets.push(targets.len());
+        }
+        DepGraph { offsets, targets, kinds, kind_counts }
     }
 
     /// A graph over `node_count` transactions with these dependencies: the shorthand tests use.
@@ -105,12 +140,12 @@ impl DepGraph {
 
     /// The number of transactions.
     pub fn node_count(&self) -> usize {
-        self.csr.node_count()
+        self.offsets.len() - 1
     }
 
     /// The number of edges (pairs of transactions with at least one dependency).
     pub fn edge_count(&self) -> usize {
-        self.csr.edge_count()
+        self.targets.len()
     }
 
     /// How many dependencies of each kind were inferred, before merging.
@@ -118,16 +153,21 @@ impl DepGraph {
         self.kind_counts[kind as usize]
     }
 
+    fn out_of(&self, from: TxnId) -> std::ops::Range<usize> {
+        self.offsets[from as usize]..self.offsets[from as usize + 1]
+    }
+
     /// The transactions `from` must precede, with the kinds of each edge.
     pub fn successors(&self, from: TxnId) -> impl Iterator<Item = (TxnId, Kinds)> + '_ {
-        self.csr.neighbors_slice(from).iter().copied().zip(self.csr.edges_slice(from).iter().copied())
+        let out = self.out_of(from);
+        self.targets[out.clone()].iter().copied().zip(self.kinds[out].iter().copied())
     }
 
     /// The kinds on the edge `from -> to`, if there is one.
     pub fn kinds(&self, from: TxnId, to: TxnId) -> Kinds {
-        let targets = self.csr.neighbors_slice(from);
-        match targets.binary_search(&to) {
-            Ok(i) => self.csr.edges_slice(from)[i],
+        let out = self.out_of(from);
+        match self.targets[out.clone()].binary_search(&to) {
+            Ok(i) => self.kinds[out.start + i],
             Err(_) => Kinds::NONE,
         }
     }
@@ -135,8 +175,7 @@ impl DepGraph {
     /// The strongly connected components with more than one transaction: every cycle lies in one.
     /// Each component is sorted; components come in order of their smallest member.
     pub fn cyclic_components(&self) -> Vec<Vec<TxnId>> {
-        let sccs = tarjan_on_big_stack(&self.csr);
-        let mut cyclic: Vec<Vec<TxnId>> = sccs
+        let mut cyclic: Vec<Vec<TxnId>> = strongly_connected(&self.offsets, &self.targets)
             .into_iter()
             .filter(|c| c.len() > 1)
             .map(|mut c| {
@@ -147,6 +186,76 @@ impl DepGraph {
         cyclic.sort_unstable_by_key(|c| c[0]);
         cyclic
     }
+}
+
+/// A range of sources to merge: its first transaction, its buckets, and where to put how many distinct
+/// targets each has.
+type Piece<'a> = (usize, &'a mut [(u32, Kinds)], &'a mut [usize]);
+
+/// Consecutive ranges of `count` transactions, one piece of work each: [`crate::chunks`]'s cut.
+fn chunk_ranges(count: usize) -> Vec<std::ops::Range<TxnId>> {
+    crate::chunks::per_chunk(count, |ids| ids)
+}
+
+/// Tarjan's strongly connected components of a graph in compressed sparse row form, with an explicit
+/// stack instead of recursion, so a path through millions of transactions needs no deep call stack.
+/// Components come in reverse topological order, as petgraph's `tarjan_scc` gives them.
+fn strongly_connected(offsets: &[usize], targets: &[TxnId]) -> Vec<Vec<TxnId>> {
+    const UNVISITED: u32 = u32::MAX;
+    let n = offsets.len() - 1;
+    let mut index = vec![UNVISITED; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<TxnId> = Vec::new();
+    // The depth-first path: each node with the position of the next edge to follow.
+    let mut path: Vec<(TxnId, usize)> = Vec::new();
+    let mut next_index = 0u32;
+    let mut components = Vec::new();
+    for root in 0..n as TxnId {
+        if index[root as usize] != UNVISITED {
+            continue;
+        }
+        index[root as usize] = next_index;
+        low[root as usize] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root as usize] = true;
+        path.push((root, offsets[root as usize]));
+        while let Some(&mut (v, ref mut edge)) = path.last_mut() {
+            if *edge < offsets[v as usize + 1] {
+                let w = targets[*edge];
+                *edge += 1;
+                if index[w as usize] == UNVISITED {
+                    index[w as usize] = next_index;
+                    low[w as usize] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w as usize] = true;
+                    path.push((w, offsets[w as usize]));
+                } else if on_stack[w as usize] {
+                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                }
+                continue;
+            }
+            path.pop();
+            if let Some(&(parent, _)) = path.last() {
+                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                let mut component = Vec::new();
+                loop {
+                    let w = stack.pop().expect("a component's root is on the stack");
+                    on_stack[w as usize] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                components.push(component);
+            }
+        }
+    }
+    components
 }
 
 /// petgraph's Tarjan (its components in reverse topological order). It recurses once per node on a
@@ -188,6 +297,72 @@ mod tests {
         let g = graph(6, &[(0, 1, Kind::Ww), (1, 2, Kind::Wr), (2, 0, Kind::Rw), (2, 3, Kind::Ww), (4, 5, Kind::Ww)]);
         assert_eq!(g.cyclic_components(), vec![vec![0, 1, 2]]);
         assert!(graph(3, &[(0, 1, Kind::Ww), (1, 2, Kind::Ww)]).cyclic_components().is_empty());
+    }
+
+    #[test]
+    fn the_iterative_tarjan_finds_petgraphs_components_in_petgraphs_order() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |bound: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % bound
+        };
+        for round in 0..300 {
+            let n = 1 + next(60) as usize;
+            let m = next(3 * n as u64 + 1) as usize;
+            let mut pairs: Vec<(u32, u32)> = (0..m).map(|_| (next(n as u64) as u32, next(n as u64) as u32)).collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            let edges: Vec<(u32, u32, Kind)> = pairs.iter().map(|&(a, b)| (a, b, Kind::Ww)).collect();
+            let g = graph(n, &edges);
+            let sorted = |components: Vec<Vec<u32>>| -> Vec<Vec<u32>> {
+                components
+                    .into_iter()
+                    .map(|mut c| {
+                        c.sort_unstable();
+                        c
+                    })
+                    .collect()
+            };
+            let ours = sorted(strongly_connected(&g.offsets, &g.targets));
+            let mut csr: Csr<(), (), Directed, u32> =
+                Csr::from_sorted_edges(&pairs.iter().filter(|(a, b)| a != b).copied().collect::<Vec<_>>())
+                    .expect("sorted");
+            while csr.node_count() < n {
+                csr.add_node(());
+            }
+            let theirs = sorted(petgraph::algo::tarjan_scc(&csr));
+            assert_eq!(ours, theirs, "round {round}: {n} nodes, edges {pairs:?}");
+        }
+    }
+
+    #[test]
+    fn a_graph_merged_on_all_cores_holds_exactly_the_edges_given() {
+        let n = 100_003u32;
+        let mut seed = 7u64;
+        let mut next = move |bound: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % bound
+        };
+        let mut reference: std::collections::BTreeMap<(u32, u32), Kinds> = Default::default();
+        let mut edges = Vec::new();
+        for _ in 0..600_000 {
+            let from = next(u64::from(n)) as u32;
+            // Clustered targets, so pairs repeat with different kinds.
+            let to = (from + next(8) as u32) % n;
+            let kind = Kind::ALL[next(Kind::ALL.len() as u64) as usize];
+            edges.push((from, to, kind));
+            if from != to {
+                let kinds = reference.entry((from, to)).or_insert(Kinds::NONE);
+                *kinds = kinds.union(kind.only());
+            }
+        }
+        let g = graph(n as usize, &edges);
+        let ours: Vec<((u32, u32), Kinds)> =
+            (0..n).flat_map(|from| g.successors(from).map(move |(to, kinds)| ((from, to), kinds))).collect();
+        assert_eq!(ours, reference.into_iter().collect::<Vec<_>>());
+        assert_eq!(g.node_count(), n as usize);
     }
 
     #[test]

@@ -49,6 +49,7 @@
 #![deny(missing_docs)]
 
 mod check;
+mod chunks;
 mod closed_predicate;
 mod commit_order;
 pub mod consistency_model;
@@ -61,6 +62,7 @@ mod explain;
 pub mod graph;
 pub mod invariants;
 mod item;
+mod key_slots;
 pub mod kind;
 mod list_append;
 mod options;

@@ -27,8 +27,10 @@ pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
     let mut edges = EdgeList::new();
     // Committed transactions no later commit has superseded.
     let mut frontier: Vec<TxnId> = Vec::new();
-    // For each transaction in flight, the frontier when it was invoked: exactly its predecessors.
-    let mut predecessors: FxHashMap<TxnId, Vec<TxnId>> = FxHashMap::default();
+    // For each transaction in flight, the frontier when it was invoked (exactly its predecessors): a
+    // range of one shared vector, so no transaction needs a vector of its own.
+    let mut predecessors: Vec<TxnId> = Vec::new();
+    let mut predecessors_at: Vec<(usize, usize)> = vec![(0, 0); txns.len()];
     for (_, is_invoke, id) in events {
         if is_invoke {
             if txns.is_possible(id) {
@@ -36,13 +38,13 @@ pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
                     edges.add(before, id, Kind::Realtime);
                 }
             }
-            predecessors.insert(id, frontier.clone());
-        } else {
-            let preds = predecessors.remove(&id).unwrap_or_default();
-            if txns.outcome(id) == OpType::Ok {
-                frontier.retain(|f| !preds.contains(f));
-                frontier.push(id);
-            }
+            predecessors_at[id as usize] = (predecessors.len(), frontier.len());
+            predecessors.extend_from_slice(&frontier);
+        } else if txns.outcome(id) == OpType::Ok {
+            let (start, len) = predecessors_at[id as usize];
+            let preds = &predecessors[start..start + len];
+            frontier.retain(|f| !preds.contains(f));
+            frontier.push(id);
         }
     }
     edges

@@ -7,6 +7,7 @@
 //! owns that decision; refusing a foreign micro-op once the workload is fixed is each workload index's.
 
 use histories::{Function, History, Key, Mop, Observed, Op};
+use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
 use rustc_hash::FxHashMap;
 
 use crate::error::CheckError;
@@ -61,6 +62,18 @@ fn mops<'h>(txn: &histories::Transaction<'h>) -> &'h [Mop] {
 
 /// The workload of a history's client operations.
 pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
+    // Most large histories are list-append: when every client operation's every micro-op is a list's (or
+    // says nothing), all cores can tell at once, and the walk below that names the first sighting of
+    // each family is needed only otherwise.
+    let list_or_nothing = |m: &Mop| matches!(Family::of(m), Some(Family::List) | None);
+    let only_lists = history
+        .ops()
+        .par_iter()
+        .with_min_len(4096)
+        .all(|op| !op.is_client() || (op.f != Function::Init && op.mops().iter().all(list_or_nothing)));
+    if only_lists {
+        return Ok(Workload::ListAppend);
+    }
     let mut seen = Seen::default();
     for txn in history.transactions() {
         let op = txn.completion.unwrap_or(txn.invoke);

@@ -6,24 +6,47 @@
 //! two committed transactions that read the same version and both appended (`lost-update`).
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use histories::{Key, ListText, Mop, Observed, OpType};
 use rustc_hash::FxHashMap;
 use serde_json::json;
 
 use super::{Index, KeyId, NO_TXN, ReadAt, read_list};
+use crate::chunks;
 use crate::explain::{case, facts, mop_json};
 use crate::graph::TxnId;
+use crate::key_slots::KeySlots;
 use crate::result::Case;
 use crate::txn::Txns;
 
 type Cases = BTreeMap<&'static str, Vec<Case>>;
 
 pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
-    let mut cases = Cases::new();
     let summaries = summaries(index, txns);
+    let mut cases = Cases::new();
     let mut incompatible = vec![false; index.keys.len()];
-    for t in txns.ids() {
+    for (found, bad_keys) in chunks::per_chunk(txns.len(), |ids| of_reads(index, txns, &summaries, ids)) {
+        for (name, mut list) in found {
+            cases.entry(name).or_default().append(&mut list);
+        }
+        for k in bad_keys {
+            incompatible[k as usize] = true;
+        }
+    }
+    incompatible_orders(index, txns, &incompatible, &mut cases);
+    dirty_updates(index, txns, &mut cases);
+    lost_updates(index, txns, &mut cases);
+    cases.retain(|_, v| !v.is_empty());
+    cases
+}
+
+/// The anomalies of the reads of the transactions `ids`, and the keys some read of which is not a prefix
+/// of the key's longest read.
+fn of_reads(index: &Index<'_>, txns: &Txns<'_>, summaries: &[Summary<'_>], ids: Range<TxnId>) -> (Cases, Vec<KeyId>) {
+    let mut cases = Cases::new();
+    let mut incompatible = Vec::new();
+    for t in ids {
         let outcome = txns.outcome(t);
         // An indeterminate transaction's reads are not observations: it may never have committed.
         if outcome != OpType::Ok {
@@ -37,7 +60,7 @@ pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
             // first elements is true of them, so only the others need an element-by-element look.
             let prefix = summary.longest.starts_with(list);
             if !prefix {
-                incompatible[k as usize] = true;
+                incompatible.push(k);
             }
             if !prefix || summary.first_duplicate < list.len() {
                 duplicates(txns, t, mop, key, list, &mut cases);
@@ -54,11 +77,7 @@ pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
             future_read(index, txns, t, &mut cases);
         }
     }
-    incompatible_orders(index, txns, &incompatible, &mut cases);
-    dirty_updates(index, txns, &mut cases);
-    lost_updates(index, txns, &mut cases);
-    cases.retain(|_, v| !v.is_empty());
-    cases
+    (cases, incompatible)
 }
 
 /// What the longest read of a key says about every prefix of it.
@@ -356,19 +375,22 @@ fn incompatible_orders(index: &Index<'_>, txns: &Txns<'_>, bad_keys: &[bool], ca
 /// a transaction that did not commit constrains nothing, and with no committed read showing the aborted
 /// append, the committed transactions alone may be serial.
 fn dirty_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
-    for k in 0..index.keys.len() {
-        let Some(at) = index.longest[k] else { continue };
-        let mut seen = rustc_hash::FxHashSet::default();
+    for (k, versions) in index.versions.iter().enumerate() {
         // The initial state counts as committed.
         let mut state = OpType::Ok;
         let mut since: Option<TxnId> = None;
         let mut run: Vec<i64> = Vec::new();
-        for &e in read_list(txns, at) {
-            if !seen.insert(e) {
-                continue;
-            }
+        // The key's version order: its longest read's distinct elements, each where it first appears.
+        for &e in versions {
             let Some(w) = index.elem(k as KeyId, e).map(|el| el.writer).filter(|&w| w != NO_TXN) else { continue };
             let outcome = txns.outcome(w);
+            if state == OpType::Ok && outcome == OpType::Ok {
+                // The common case, with nothing to remember but the writer.
+                since = Some(w);
+                run.clear();
+                run.push(e);
+                continue;
+            }
             run.push(e);
             match (state, outcome) {
                 (OpType::Fail, OpType::Ok) => {
@@ -400,42 +422,19 @@ fn dirty_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
 /// `lost-update`: two committed transactions that read the same version of a key (before writing it)
 /// and then both appended to it.
 fn lost_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
-    // (key, last element of the version read) to the transactions that read it and then appended.
-    type Version = (KeyId, Option<i64>);
-    let mut groups: FxHashMap<Version, Vec<(TxnId, ReadAt)>> = FxHashMap::default();
-    // Per key, its first read in the transaction, if it came before the transaction's first append to
-    // that key (`None` once an append came first: later reads of the key are not external).
-    let mut first_read: FxHashMap<KeyId, Option<(Option<i64>, ReadAt)>> = FxHashMap::default();
-    let mut written: rustc_hash::FxHashSet<KeyId> = rustc_hash::FxHashSet::default();
-    for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
-        first_read.clear();
-        written.clear();
-        for (i, mop) in txns.mops(t).iter().enumerate() {
-            let k = index.key_of(t, i);
-            match mop {
-                Mop::Read { value, .. } if !first_read.contains_key(&k) => {
-                    let last = match value {
-                        Observed::List(list) => list.last().copied(),
-                        _ => None,
-                    };
-                    first_read.insert(k, Some((last, ReadAt { txn: t, mop: i as u32 })));
-                }
-                Mop::Append { .. } if written.insert(k) => match first_read.get(&k) {
-                    Some(Some((version, at))) => groups.entry((k, *version)).or_default().push((t, *at)),
-                    _ => {
-                        first_read.insert(k, None);
-                    }
-                },
-                _ => {}
-            }
-        }
-    }
-    let mut found: Vec<_> = groups.into_iter().filter(|(_, ts)| ts.len() > 1).collect();
-    found.sort_unstable_by_key(|((k, _), ts)| (*k, ts[0].0));
-    for ((k, _), group) in found {
+    // Every (key, last element of the version read, transaction, the read) of a committed transaction
+    // that read a key and then appended to it, in transaction order.
+    let mut updates: Vec<Update> = chunks::per_chunk(txns.len(), |ids| read_then_appended(index, txns, ids)).concat();
+    // A stable sort: each group of one version stays in transaction order.
+    updates.sort_by_key(|&(k, version, _, _)| (k, version));
+    let mut found: Vec<&[Update]> =
+        updates.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).filter(|group| group.len() > 1).collect();
+    found.sort_unstable_by_key(|group| (group[0].0, group[0].2));
+    for group in found {
+        let k = group[0].0;
         let key = index.keys[k as usize];
-        let ids: Vec<TxnId> = group.iter().map(|(t, _)| *t).collect();
-        let read = read_list(txns, group[0].1);
+        let ids: Vec<TxnId> = group.iter().map(|&(_, _, t, _)| t).collect();
+        let read = read_list(txns, group[0].3);
         let names: Vec<String> = ids.iter().map(|&t| txns.name(t)).collect();
         let text = format!(
             "{} all read key {key} = {} and then appended to it, and all committed: each overwrote a state the others had also read, so an update was lost",
@@ -444,4 +443,45 @@ fn lost_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
         );
         push(cases, "lost-update", case(txns, &ids, Some(key), facts([("value", json!(read))]), text));
     }
+}
+
+/// A committed transaction's read of a key and then append to it: the key, the last element of the
+/// version read, the transaction, and the read.
+type Update = (KeyId, Option<i64>, TxnId, ReadAt);
+
+/// A transaction's first read of a key: the last element of the version read, and the read.
+type FirstRead = (Option<i64>, ReadAt);
+
+/// For each committed transaction among `ids` and each key it read before its first append to it: the
+/// key, the last element of the version its first read of the key saw, the transaction and that read.
+fn read_then_appended(index: &Index<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> Vec<Update> {
+    let mut updates = Vec::new();
+    // Per key this transaction touched: its first read, if it came before the transaction's first
+    // append to that key (`None` once an append came first: later reads of the key are not external),
+    // and whether it appended.
+    let mut keys: KeySlots<(Option<FirstRead>, bool)> = KeySlots::default();
+    for t in ids.filter(|&t| txns.outcome(t) == OpType::Ok) {
+        keys.clear();
+        for (i, mop) in txns.mops(t).iter().enumerate() {
+            let k = index.key_of(t, i);
+            let (first_read, written) = keys.entry(k, || (None, false));
+            match mop {
+                Mop::Read { value, .. } if first_read.is_none() && !*written => {
+                    let last = match value {
+                        Observed::List(list) => list.last().copied(),
+                        _ => None,
+                    };
+                    *first_read = Some((last, ReadAt { txn: t, mop: i as u32 }));
+                }
+                Mop::Append { .. } if !*written => {
+                    *written = true;
+                    if let Some((version, at)) = *first_read {
+                        updates.push((k, version, t, at));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    updates
 }

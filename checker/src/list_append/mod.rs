@@ -16,12 +16,15 @@ mod elems;
 mod explain;
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use histories::{Key, Mop, Observed, OpType};
 use rustc_hash::FxHashMap;
 
+use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::{EdgeList, TxnId};
+use crate::key_slots::KeySlots;
 use crate::kind::Kind;
 use crate::result::Case;
 use crate::txn::Txns;
@@ -86,9 +89,13 @@ impl<'h> Index<'h> {
     }
 
     fn intern_and_record_writes(&mut self, txns: &Txns<'h>) -> Result<(), CheckError> {
-        let mut ids: FxHashMap<&'h Key, KeyId> = FxHashMap::default();
-        // Per key, the last element this transaction appended to it so far.
-        let mut last_append: FxHashMap<KeyId, i64> = FxHashMap::default();
+        let mut ids = KeyIds::default();
+        // Per key, the length of its longest committed read so far.
+        let mut longest_len: Vec<usize> = Vec::new();
+        // Per key this transaction appended to, the last element it appended to it so far.
+        let mut last_append: KeySlots<Option<i64>> = KeySlots::default();
+        let total: usize = txns.ids().map(|t| txns.mops(t).len()).sum();
+        self.mop_keys.reserve_exact(total);
         for t in txns.ids() {
             self.mop_start.push(self.mop_keys.len() as u32);
             last_append.clear();
@@ -98,18 +105,19 @@ impl<'h> Index<'h> {
                     Mop::Append { key, .. } | Mop::Read { key, value: Observed::Nil | Observed::List(_) } => key,
                     other => return Err(not_list_append(txns, t, other)),
                 };
-                let next = ids.len() as KeyId;
-                let k = *ids.entry(key).or_insert(next);
-                if k == next {
+                let (k, new) = ids.intern(key);
+                if new {
                     self.keys.push(key);
                     self.elems.push(ElemMap::default());
                     self.longest.push(None);
+                    longest_len.push(0);
                 }
                 self.mop_keys.push(k);
                 match mop {
                     Mop::Append { value, .. } => {
                         let elems = &mut self.elems[k as usize];
-                        if let Some(previous) = last_append.insert(k, *value)
+                        let previous = last_append.entry(k, || None).replace(*value);
+                        if let Some(previous) = previous
                             && let Some(e) = elems.get_mut(previous)
                             && e.writer == t
                         {
@@ -120,11 +128,12 @@ impl<'h> Index<'h> {
                             elem.writer = t;
                         }
                     }
-                    Mop::Read { value: Observed::List(list), .. } if !list.is_empty() => {
-                        let at = ReadAt { txn: t, mop: i as u32 };
-                        if committed {
-                            Self::keep_longer(&mut self.longest[k as usize], at, list.len(), txns);
-                        }
+                    // The first of the longest committed reads is the key's version order.
+                    Mop::Read { value: Observed::List(list), .. }
+                        if committed && list.len() > longest_len[k as usize] =>
+                    {
+                        longest_len[k as usize] = list.len();
+                        self.longest[k as usize] = Some(ReadAt { txn: t, mop: i as u32 });
                     }
                     _ => {}
                 }
@@ -132,12 +141,6 @@ impl<'h> Index<'h> {
         }
         self.mop_start.push(self.mop_keys.len() as u32);
         Ok(())
-    }
-
-    fn keep_longer(slot: &mut Option<ReadAt>, at: ReadAt, len: usize, txns: &Txns<'h>) {
-        if slot.is_none_or(|current| read_list(txns, current).len() < len) {
-            *slot = Some(at);
-        }
     }
 
     fn order_versions(&mut self, txns: &Txns<'h>) {
@@ -266,8 +269,13 @@ impl<'h> Index<'h> {
 
     /// The `ww`, `wr` and `rw` edges among `ok` and `info` transactions.
     pub fn edges(&self, txns: &Txns<'h>) -> EdgeList {
+        chunks::edges_per_chunk(txns.len(), |ids| self.edges_of(txns, ids))
+    }
+
+    /// The edges into the transactions `ids`.
+    fn edges_of(&self, txns: &Txns<'h>, ids: Range<TxnId>) -> EdgeList {
         let mut edges = EdgeList::new();
-        for t in txns.ids().filter(|&t| txns.is_possible(t)) {
+        for t in ids.filter(|&t| txns.is_possible(t)) {
             for (i, mop) in txns.mops(t).iter().enumerate() {
                 let k = self.key_of(t, i);
                 match mop {
@@ -297,6 +305,26 @@ impl<'h> Index<'h> {
     /// The anomalies that need no graph, by name.
     pub fn cases(&self, txns: &Txns<'h>) -> BTreeMap<&'static str, Vec<Case>> {
         cases::all(self, txns)
+    }
+}
+
+/// Dense ids for keys, in order of first appearance. Integer keys, what generated histories use, are
+/// looked up by value, without following a pointer to the key.
+#[derive(Default)]
+struct KeyIds<'h> {
+    ints: FxHashMap<i64, KeyId>,
+    others: FxHashMap<&'h Key, KeyId>,
+}
+
+impl<'h> KeyIds<'h> {
+    /// The key's id, and whether it is new.
+    fn intern(&mut self, key: &'h Key) -> (KeyId, bool) {
+        let next = (self.ints.len() + self.others.len()) as KeyId;
+        let k = match key {
+            Key::Int(i) => *self.ints.entry(*i).or_insert(next),
+            other => *self.others.entry(other).or_insert(next),
+        };
+        (k, k == next)
     }
 }
 
