@@ -238,8 +238,13 @@ fn mutate(line: &str, mutations: &[Mutation]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// Cases of the mutation test: `FUZZ_READERS_CASES` (as `scripts/fuzz-readers` sets it), else 3000.
+fn cases() -> u32 {
+    std::env::var("FUZZ_READERS_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(3000)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_lines_are_declined_or_read_as_the_general_reader_reads_them(

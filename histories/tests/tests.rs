@@ -3,7 +3,7 @@
 //! writing and reading back (`round_trip`), the hostile-input corpus under `tests/hostile/`
 //! (`hostile`), the readers under arbitrary bytes (`fuzz_readers`), and the fast path of reading JSON
 //! objects held to the general reader (`fast_json`). No test sets an environment
-//! variable or a global; `fuzz_readers` only reads `FUZZ_READERS_CASES`.
+//! variable or a global; `fuzz_readers` and `fast_json` only read `FUZZ_READERS_CASES`.
 
 mod fast_json;
 mod fuzz_readers;
