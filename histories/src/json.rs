@@ -51,64 +51,72 @@ pub(crate) fn read_lines_by(text: &str, reader: ObjectReader) -> Result<ParsedOp
 }
 
 /// Reads JSON Lines from a stream in large blocks, each cut after its last newline and its lines parsed
-/// on all cores, so a large file is never held whole in memory. An error is the one a line-by-line
-/// reading meets first: invalid UTF-8 is refused with its line and its byte offset in the stream, after
-/// any error on the lines before it.
-pub(crate) fn read_lines_from(input: impl Read) -> Result<ParsedOps, StreamError> {
+/// on all cores while the next block is read, so a large file is never held whole in memory. An error
+/// is the one a line-by-line reading meets first: invalid UTF-8 is refused with its line and its byte
+/// offset in the stream, after any error on the lines before it.
+pub(crate) fn read_lines_from(input: impl Read + Send) -> Result<ParsedOps, StreamError> {
     read_lines_in_blocks(input, BLOCK, PIECE)
 }
 
 /// [`read_lines_from`] with blocks of `block` bytes cut into pieces of `piece` bytes.
-fn read_lines_in_blocks(mut input: impl Read, block: usize, piece: usize) -> Result<ParsedOps, StreamError> {
+fn read_lines_in_blocks(mut input: impl Read + Send, block: usize, piece: usize) -> Result<ParsedOps, StreamError> {
     let mut parsed = ParsedOps::default();
     let mut pieces = Vec::new();
     let mut buf: Vec<u8> = Vec::with_capacity(block + piece);
+    let mut ended = fill(&mut input, &mut buf, block)?;
     // Lines before `buf`, and its byte offset in the stream.
     let mut lines_before = 0u32;
     let mut offset = 0u64;
-    let mut ended = false;
     loop {
-        let mut want = block;
         let cut = loop {
-            if !ended && buf.len() < want {
-                let room = (want - buf.len()) as u64;
-                let read = input.by_ref().take(room).read_to_end(&mut buf).map_err(StreamError::Io)?;
-                ended = (read as u64) < room;
-            }
             match memchr::memrchr(b'\n', &buf) {
                 _ if ended => break buf.len(),
                 Some(last) => break last + 1,
                 // A line longer than a block: read on until it ends.
-                None => want = buf.len() + block,
+                None => ended = fill(&mut input, &mut buf, block)?,
             }
         };
         if cut == 0 {
             parsed.shrink_to_fit();
             return Ok(parsed);
         }
-        let block = &buf[..cut];
-        let (text, invalid) = match std::str::from_utf8(block) {
+        let block_bytes = &buf[..cut];
+        let (text, invalid) = match std::str::from_utf8(block_bytes) {
             Ok(text) => (text, None),
             Err(e) => {
                 let valid = e.valid_up_to();
-                let line_start = memchr::memrchr(b'\n', &block[..valid]).map_or(0, |i| i + 1);
+                let line_start = memchr::memrchr(b'\n', &block_bytes[..valid]).map_or(0, |i| i + 1);
                 // The lines before the invalid one are read first: an error there comes first.
-                let text = std::str::from_utf8(&block[..line_start]).expect("a prefix of the valid part");
+                let text = std::str::from_utf8(&block_bytes[..line_start]).expect("a prefix of the valid part");
                 (text, Some((line_start, valid)))
             }
         };
-        let lines = read_block(text, lines_before, piece, ObjectReader::Fast, &mut pieces, &mut parsed)
-            .map_err(StreamError::Malformed)?;
+        // The next block is read while this one is parsed; an error in this one still comes first.
+        let mut next: Vec<u8> = Vec::with_capacity(block + piece);
+        next.extend_from_slice(&buf[cut..]);
+        let read_on = !ended && invalid.is_none();
+        let (lines, read) = rayon::join(
+            || read_block(text, lines_before, piece, ObjectReader::Fast, &mut pieces, &mut parsed),
+            || if read_on { fill(&mut input, &mut next, block) } else { Ok(ended) },
+        );
+        let lines = lines.map_err(StreamError::Malformed)?;
         if let Some((line_start, valid)) = invalid {
             let line = lines_before + lines + 1;
             let at = Position::new(line, (valid - line_start) as u32 + 1);
-            let problem = Problem::InvalidUtf8 { offset: offset + valid as u64, byte: block[valid] };
+            let problem = Problem::InvalidUtf8 { offset: offset + valid as u64, byte: block_bytes[valid] };
             return Err(StreamError::Malformed((at, problem)));
         }
+        ended = read?;
         lines_before += lines;
         offset += cut as u64;
-        buf.drain(..cut);
+        buf = next;
     }
+}
+
+/// Reads up to `n` more bytes of `input` into `buf`; true if the input ended first.
+fn fill(input: &mut impl Read, buf: &mut Vec<u8>, n: usize) -> Result<bool, StreamError> {
+    let read = input.by_ref().take(n as u64).read_to_end(buf).map_err(StreamError::Io)?;
+    Ok(read < n)
 }
 
 /// The newlines in `text`.
