@@ -1,7 +1,7 @@
 //! The fast path of reading one JSON operation object: a byte scanner for the shape nearly every line of
 //! a recorded history has (the fields `index`, `type`, `process`, `f`, `time`, `value`, `error` and
 //! `commit_order`, each at most once; list-append and rw-register micro-ops; integer or plain string
-//! keys), which builds the same [`ParsedOp`] the general reader in [`crate::json`] builds, at a fraction
+//! keys), which builds the same `ParsedOp` the general reader in `crate::json` builds, at a fraction
 //! of its cost. It never reports an error: on anything it is not sure of (an escape or a control
 //! character in a string, another field, a duplicate field, a float, an integer of more than 18 digits,
 //! `-0`, whitespace other than spaces, a nemesis or `init` operation, predicate micro-ops, ...) it
@@ -237,10 +237,13 @@ impl<'a> Scanner<'a, '_> {
             if d > 9 {
                 break;
             }
+            if len == MAX_DIGITS {
+                return None;
+            }
             n = n * 10 + u64::from(d);
             len += 1;
         }
-        if len == 0 || len > MAX_DIGITS || (len > 1 && rest[0] == b'0') {
+        if len == 0 || (len > 1 && rest[0] == b'0') {
             return None;
         }
         self.at += len;

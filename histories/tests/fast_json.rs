@@ -78,7 +78,7 @@ const TAKEN: &[&str] = &[
     r#"{"type": "ok", "process": 2, "commit_order": -4, "value": [["w", "k", 5, 17], ["w", "j", 6, null]]}"#,
     r#"{"type": "ok", "process": 2, "commit_order": 0, "value": [["r", 1], ["r", 2, []], ["r", 3, 0]]}"#,
     r#"{"type": "ok", "value": []}"#,
-    r#"{"value": [["append", 1, 2]], "time": 0, "type": "invoke", "process": 999999999999999999}"#,
+    r#"{"value": [["append", 1, -999999999999999999]], "time": 0, "type": "invoke", "process": 999999999999999999}"#,
     r#"{"type": "ok", "process": 3, "f": "withdraw", "value": [["r", "acct é", 100], ["w", "acct é", 90]]}"#,
     "{\"type\": \"invoke\", \"process\": 0, \"value\": [[\"r\", \"\", null]], \"error\": \"a \u{7f} 'string' / ok\"}",
 ];
@@ -96,6 +96,8 @@ const DECLINED: &[&str] = &[
     r#"{"type": "invoke", "process": 0, "value": [["append", 1, 2e3]]}"#,
     r#"{"type": "invoke", "process": 0, "value": [["append", 1, 9223372036854775807]]}"#,
     r#"{"type": "invoke", "process": 0, "value": [["append", 1, 1000000000000000000]]}"#,
+    r#"{"type": "invoke", "process": 0, "value": [["append", 1, 123456789012345678901234567890]]}"#,
+    r#"{"type": "invoke", "process": 0, "index": 123456789012345678901234567890}"#,
     r#"{"type": "invoke", "process": 0, "value": [["append", 1, -0]]}"#,
     r#"{"type": "invoke", "process": 0, "value": [["append", 1, 01]]}"#,
     r#"{"type": "invoke", "process": 0, "value": [["append", 1, +1]]}"#,
