@@ -19,11 +19,11 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use histories::{Key, Mop, Observed, OpType};
-use rustc_hash::FxHashMap;
 
 use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::{EdgeList, TxnId};
+use crate::key_ids::KeyIds;
 use crate::key_slots::KeySlots;
 use crate::kind::Kind;
 use crate::result::Case;
@@ -305,26 +305,6 @@ impl<'h> Index<'h> {
     /// The anomalies that need no graph, by name.
     pub fn cases(&self, txns: &Txns<'h>) -> BTreeMap<&'static str, Vec<Case>> {
         cases::all(self, txns)
-    }
-}
-
-/// Dense ids for keys, in order of first appearance. Integer keys, what generated histories use, are
-/// looked up by value, without following a pointer to the key.
-#[derive(Default)]
-struct KeyIds<'h> {
-    ints: FxHashMap<i64, KeyId>,
-    others: FxHashMap<&'h Key, KeyId>,
-}
-
-impl<'h> KeyIds<'h> {
-    /// The key's id, and whether it is new.
-    fn intern(&mut self, key: &'h Key) -> (KeyId, bool) {
-        let next = (self.ints.len() + self.others.len()) as KeyId;
-        let k = match key {
-            Key::Int(i) => *self.ints.entry(*i).or_insert(next),
-            other => *self.others.entry(other).or_insert(next),
-        };
-        (k, k == next)
     }
 }
 
