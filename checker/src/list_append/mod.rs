@@ -26,6 +26,7 @@ use crate::graph::{EdgeList, TxnId};
 use crate::key_ids::KeyIds;
 use crate::key_slots::KeySlots;
 use crate::kind::Kind;
+use crate::phase::Phase;
 use crate::result::Case;
 use crate::txn::Txns;
 
@@ -82,9 +83,13 @@ impl<'h> Index<'h> {
             reader_start: Vec::new(),
             readers: Vec::new(),
         };
+        let phase = Phase::start();
         index.intern_and_record_writes(txns)?;
+        phase.done("list-append keys and appends");
         index.order_versions(txns);
+        phase.done("list-append version orders");
         index.record_readers(txns);
+        phase.done("list-append readers");
         Ok(index)
     }
 
