@@ -21,6 +21,7 @@ use crate::kind::Kind;
 use crate::list_append::{self, ListAppendExplainer};
 use crate::options::{Options, Workload};
 use crate::orders;
+use crate::phase::Phase;
 use crate::result::{Anomaly, Case, CheckResult, Checked, Cycle, MissingRealtime, Stats, Step, Validity};
 use crate::rw_register::{self, RwRegisterExplainer};
 use crate::txn::Txns;
@@ -55,11 +56,16 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
         }
         Workload::RwRegister => {
             workload::refuse_init(history, workload)?;
+            let phase = Phase::start();
             let txns = Txns::new(history);
+            phase.done("transactions");
             let index = rw_register::Index::new(&txns, options.inference())?;
+            phase.done("rw-register index");
+            let (edges, cases) = rayon::join(|| index.edges(), || index.cases(&txns));
+            phase.done("rw-register dependencies and anomalies without cycles");
             let found = Found {
-                edges: index.edges(),
-                cases: index.cases(&txns),
+                edges,
+                cases,
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: index.blind_spots(),
@@ -84,24 +90,6 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let explainer = ClosedPredicateExplainer::new(&index, &txns);
             Ok(conclude(history, &txns, workload, found, &explainer, options))
         }
-    }
-}
-
-/// The time each step of a check takes, in the debug log (`-vv`): where a large history's time goes.
-struct Phase {
-    started: std::cell::Cell<std::time::Instant>,
-}
-
-impl Phase {
-    fn start() -> Phase {
-        Phase { started: std::cell::Cell::new(std::time::Instant::now()) }
-    }
-
-    /// Logs the step that ends now, and starts timing the next.
-    fn done(&self, step: &str) {
-        let now = std::time::Instant::now();
-        log::debug!("{step}: {:.3} s", (now - self.started.get()).as_secs_f64());
-        self.started.set(now);
     }
 }
 

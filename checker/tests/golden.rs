@@ -65,7 +65,7 @@ fn compare(name: &str, history: &History, register: bool) -> Vec<String> {
 
 /// Every history file kept in the repository for checking: `testdata/*/*.{jsonl,edn,json}` (run.json
 /// files aside) and `examples/*.jsonl`.
-fn saved_histories() -> Vec<(String, PathBuf)> {
+pub(crate) fn saved_histories() -> Vec<(String, PathBuf)> {
     let mut found = Vec::new();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("testdata"))
         .expect("testdata/")

@@ -18,6 +18,7 @@ mod list_append;
 mod oracle;
 mod postgres_15_serializable;
 mod rw_register;
+mod scale;
 mod serial_property;
 mod serial_register_property;
 mod workload;

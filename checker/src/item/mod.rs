@@ -14,6 +14,8 @@ use rustc_hash::FxHashMap;
 
 use crate::error::CheckError;
 use crate::graph::TxnId;
+use crate::key_ids::KeyIds;
+use crate::key_slots::KeySlots;
 use crate::options::Workload;
 use crate::txn::Txns;
 
@@ -76,7 +78,7 @@ pub(crate) struct Ext {
 /// The key ids and writers of a register-like history.
 pub(crate) struct ItemIndex<'h> {
     keys: Vec<&'h Key>,
-    ids: FxHashMap<&'h Key, KeyId>,
+    ids: KeyIds<'h>,
     /// For each transaction, the key id of each micro-op, flattened (`NO_KEY` for a predicate read);
     /// `mop_start[t]` is where transaction `t` begins.
     mop_keys: Vec<KeyId>,
@@ -91,12 +93,12 @@ impl<'h> ItemIndex<'h> {
     pub(crate) fn new(txns: &Txns<'h>, workload: Workload) -> Result<ItemIndex<'h>, CheckError> {
         let mut index = ItemIndex {
             keys: Vec::new(),
-            ids: FxHashMap::default(),
+            ids: KeyIds::default(),
             mop_keys: Vec::new(),
             mop_start: Vec::with_capacity(txns.len() + 1),
             written: Vec::new(),
         };
-        let mut last_write: Vec<(KeyId, Option<i64>)> = Vec::new();
+        let mut last_write: KeySlots<Option<Option<i64>>> = KeySlots::default();
         for t in txns.ids() {
             index.mop_start.push(index.mop_keys.len() as u32);
             if let Some(rows) = txns.init_rows(t) {
@@ -122,17 +124,13 @@ impl<'h> ItemIndex<'h> {
                 };
                 index.mop_keys.push(k);
                 let Some(ItemOp::Write(value)) = ItemOp::of(mop) else { continue };
-                match last_write.iter_mut().find(|(key, _)| *key == k) {
-                    Some(previous) => {
-                        if let Some(p) = previous.1
-                            && let Some(w) = index.written[k as usize].get_mut(&p)
-                            && w.writer == t
-                        {
-                            w.intermediate = true;
-                        }
-                        previous.1 = value;
-                    }
-                    None => last_write.push((k, value)),
+                // The value this transaction last wrote to the key (`Some(None)`: it deleted it).
+                let previous = last_write.entry(k, || None).replace(value);
+                if let Some(Some(p)) = previous
+                    && let Some(w) = index.written[k as usize].get_mut(&p)
+                    && w.writer == t
+                {
+                    w.intermediate = true;
                 }
                 if let Some(v) = value {
                     index.record_write(txns, t, k, v)?;
@@ -144,9 +142,8 @@ impl<'h> ItemIndex<'h> {
     }
 
     fn intern(&mut self, key: &'h Key) -> KeyId {
-        let next = self.keys.len() as KeyId;
-        let k = *self.ids.entry(key).or_insert(next);
-        if k == next {
+        let (k, new) = self.ids.intern(key);
+        if new {
             self.keys.push(key);
             self.written.push(FxHashMap::default());
         }
@@ -183,7 +180,7 @@ impl<'h> ItemIndex<'h> {
 
     /// The id of a key, if the history names it.
     pub(crate) fn id(&self, key: &Key) -> Option<KeyId> {
-        self.ids.get(key).copied()
+        self.ids.get(key)
     }
 
     /// The key id of transaction `t`'s micro-op `mop` (`NO_KEY` for a predicate read).

@@ -19,13 +19,14 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use histories::{Key, Mop, Observed, OpType};
-use rustc_hash::FxHashMap;
 
 use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::{EdgeList, TxnId};
+use crate::key_ids::KeyIds;
 use crate::key_slots::KeySlots;
 use crate::kind::Kind;
+use crate::phase::Phase;
 use crate::result::Case;
 use crate::txn::Txns;
 
@@ -82,9 +83,13 @@ impl<'h> Index<'h> {
             reader_start: Vec::new(),
             readers: Vec::new(),
         };
+        let phase = Phase::start();
         index.intern_and_record_writes(txns)?;
+        phase.done("list-append keys and appends");
         index.order_versions(txns);
+        phase.done("list-append version orders");
         index.record_readers(txns);
+        phase.done("list-append readers");
         Ok(index)
     }
 
@@ -305,26 +310,6 @@ impl<'h> Index<'h> {
     /// The anomalies that need no graph, by name.
     pub fn cases(&self, txns: &Txns<'h>) -> BTreeMap<&'static str, Vec<Case>> {
         cases::all(self, txns)
-    }
-}
-
-/// Dense ids for keys, in order of first appearance. Integer keys, what generated histories use, are
-/// looked up by value, without following a pointer to the key.
-#[derive(Default)]
-struct KeyIds<'h> {
-    ints: FxHashMap<i64, KeyId>,
-    others: FxHashMap<&'h Key, KeyId>,
-}
-
-impl<'h> KeyIds<'h> {
-    /// The key's id, and whether it is new.
-    fn intern(&mut self, key: &'h Key) -> (KeyId, bool) {
-        let next = (self.ints.len() + self.others.len()) as KeyId;
-        let k = match key {
-            Key::Int(i) => *self.ints.entry(*i).or_insert(next),
-            other => *self.others.entry(other).or_insert(next),
-        };
-        (k, k == next)
     }
 }
 

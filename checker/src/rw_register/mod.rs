@@ -21,6 +21,7 @@ mod write_versions;
 use std::collections::BTreeMap;
 
 use histories::OpType;
+use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
 
 use crate::error::CheckError;
 use crate::explain::case;
@@ -28,6 +29,7 @@ use crate::graph::{EdgeList, TxnId};
 use crate::item::{Ext, ItemIndex, NO_TXN, cases as item_cases, value_text};
 use crate::kind::Kind;
 use crate::options::{Inference, Workload};
+use crate::phase::Phase;
 use crate::result::Case;
 use crate::txn::Txns;
 
@@ -55,7 +57,9 @@ pub struct Index<'h> {
 impl<'h> Index<'h> {
     /// Builds the indexes and infers the version orders, refusing micro-ops that are not rw-register's.
     pub fn new(txns: &Txns<'h>, inference: Inference) -> Result<Index<'h>, CheckError> {
+        let phase = Phase::start();
         let items = ItemIndex::new(txns, Workload::RwRegister)?;
+        phase.done("rw-register items");
         let mut ext = Vec::new();
         let mut ext_start = Vec::with_capacity(txns.len() + 1);
         let mut scratch = Vec::new();
@@ -75,9 +79,11 @@ impl<'h> Index<'h> {
         ext_start.push(ext.len() as u32);
         let per_txn: Vec<&[Ext]> =
             (0..txns.len()).map(|t| &ext[ext_start[t] as usize..ext_start[t + 1] as usize]).collect();
+        phase.done("rw-register external reads and writes");
         let order = CommitOrder::new(txns);
         let numbers = WriteVersions::new(txns, items.key_count(), &per_txn);
         let (versions, cyclic) = versions::infer(txns, items.key_count(), &per_txn, inference, &order, &numbers);
+        phase.done("rw-register version orders");
         let mut contradictions =
             if order.recorded() > 0 { order.contradictions(txns, &items, &per_txn, &versions) } else { Vec::new() };
         // A failed transaction's numbered write is not among the externals: always look.
@@ -111,28 +117,11 @@ impl<'h> Index<'h> {
 
     /// The `wr`, `ww` and `rw` edges among `ok` and `info` transactions.
     pub fn edges(&self) -> EdgeList {
+        // Keys are independent: the cores share them out, and the lists come back in key order.
+        let per_key: Vec<EdgeList> = self.versions.par_iter().with_min_len(256).map(key_edges).collect();
         let mut edges = EdgeList::new();
-        for kv in &self.versions {
-            for (v, &w) in kv.ext_writer.iter().enumerate() {
-                if w != NO_TXN {
-                    for &r in &kv.readers[v] {
-                        edges.add(w, r, Kind::Wr);
-                    }
-                }
-            }
-            for &(v1, v2, _) in &kv.edges {
-                let w2 = kv.ext_writer[v2 as usize];
-                if w2 == NO_TXN {
-                    continue;
-                }
-                let w1 = kv.ext_writer[v1 as usize];
-                if w1 != NO_TXN {
-                    edges.add(w1, w2, Kind::Ww);
-                }
-                for &r in &kv.readers[v1 as usize] {
-                    edges.add(r, w2, Kind::Rw);
-                }
-            }
+        for list in per_key {
+            edges.extend(list);
         }
         edges
     }
@@ -220,4 +209,30 @@ impl<'h> Index<'h> {
         }
         spots
     }
+}
+
+/// The `wr`, `ww` and `rw` edges one key's versions give.
+fn key_edges(kv: &Versions) -> EdgeList {
+    let mut edges = EdgeList::new();
+    for (v, &w) in kv.ext_writer.iter().enumerate() {
+        if w != NO_TXN {
+            for &r in &kv.readers[v] {
+                edges.add(w, r, Kind::Wr);
+            }
+        }
+    }
+    for &(v1, v2, _) in &kv.edges {
+        let w2 = kv.ext_writer[v2 as usize];
+        if w2 == NO_TXN {
+            continue;
+        }
+        let w1 = kv.ext_writer[v1 as usize];
+        if w1 != NO_TXN {
+            edges.add(w1, w2, Kind::Ww);
+        }
+        for &r in &kv.readers[v1 as usize] {
+            edges.add(r, w2, Kind::Rw);
+        }
+    }
+    edges
 }

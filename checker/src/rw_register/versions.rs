@@ -20,6 +20,7 @@
 //! behind it, so every inferred order can be explained.
 
 use histories::{Key, Mop, OpType, Process};
+use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
 use rustc_hash::FxHashMap;
 
 use super::write_versions::WriteVersions;
@@ -235,22 +236,33 @@ pub(crate) fn infer(
     }
     let mut sources: Vec<&'static str> = Vec::new();
     let mut cyclic = Vec::new();
+    // Each key takes a source's edges on its own, so the keys are shared out among the cores; the cycles
+    // come back in key order.
     let mut apply = |name: &'static str, candidates: Vec<Vec<VersionEdge>>, versions: &mut Vec<Versions>| {
         sources.push(name);
-        for (k, mut new) in candidates.into_iter().enumerate() {
-            if new.is_empty() {
-                continue;
-            }
-            let kv = &mut versions[k];
-            let mut merged = kv.edges.clone();
-            merged.append(&mut new);
-            merged.sort_by_key(|e| (e.0, e.1));
-            merged.dedup_by_key(|e| (e.0, e.1));
-            match find_cycle(kv.values.len(), &merged) {
-                Some(cycle) => cyclic.push(CyclicVersions { key: k as KeyId, cycle, sources: sources.clone() }),
-                None => kv.edges = merged,
-            }
-        }
+        let found: Vec<CyclicVersions> = versions
+            .par_iter_mut()
+            .zip(candidates.into_par_iter())
+            .enumerate()
+            .with_min_len(256)
+            .filter_map(|(k, (kv, mut new))| {
+                if new.is_empty() {
+                    return None;
+                }
+                let mut merged = kv.edges.clone();
+                merged.append(&mut new);
+                merged.sort_by_key(|e| (e.0, e.1));
+                merged.dedup_by_key(|e| (e.0, e.1));
+                match find_cycle(kv.values.len(), &merged) {
+                    Some(cycle) => Some(CyclicVersions { key: k as KeyId, cycle, sources: sources.clone() }),
+                    None => {
+                        kv.edges = merged;
+                        None
+                    }
+                }
+            })
+            .collect();
+        cyclic.extend(found);
     };
     let initial: Vec<Vec<VersionEdge>> =
         versions.iter().map(|kv| (1..kv.values.len() as u32).map(|v| (0, v, Source::InitialState)).collect()).collect();
@@ -329,29 +341,38 @@ fn linearizable(txns: &Txns<'_>, key_count: usize, touches: &[Vec<(KeyId, Touch)
             by_key[k as usize].push((txns.invoke_position(t), completed, touch));
         }
     }
-    let mut candidates = vec![Vec::new(); key_count];
-    for (k, items) in by_key.iter_mut().enumerate() {
-        items.sort_unstable_by_key(|i| i.0);
-        // The earliest completion among the transactions invoked at or after each position.
-        let mut earliest = vec![usize::MAX; items.len() + 1];
-        for i in (0..items.len()).rev() {
-            earliest[i] = earliest[i + 1].min(items[i].1);
+    by_key
+        .into_par_iter()
+        .with_min_len(256)
+        .map(|mut items| {
+            let mut candidates = Vec::new();
+            linearizable_key(&mut items, &mut candidates);
+            candidates
+        })
+        .collect()
+}
+
+/// [`linearizable`]'s edges for one key's transactions: `(invoked, completed if committed, touch)`.
+fn linearizable_key(items: &mut [(usize, usize, Touch)], candidates: &mut Vec<VersionEdge>) {
+    items.sort_unstable_by_key(|i| i.0);
+    // The earliest completion among the transactions invoked at or after each position.
+    let mut earliest = vec![usize::MAX; items.len() + 1];
+    for i in (0..items.len()).rev() {
+        earliest[i] = earliest[i + 1].min(items[i].1);
+    }
+    for &(_, done, a) in items.iter() {
+        if done == usize::MAX {
+            continue;
         }
-        for &(_, done, a) in items.iter() {
-            if done == usize::MAX {
-                continue;
-            }
-            let from = items.partition_point(|i| i.0 < done);
-            let bound = earliest[from];
-            let to = items.partition_point(|i| i.0 < bound);
-            for &(_, _, b) in &items[from..to.max(from)] {
-                if a.last != b.first {
-                    candidates[k].push((a.last, b.first, Source::LinearizableKeys(a.txn, b.txn)));
-                }
+        let from = items.partition_point(|i| i.0 < done);
+        let bound = earliest[from];
+        let to = items.partition_point(|i| i.0 < bound);
+        for &(_, _, b) in &items[from..to.max(from)] {
+            if a.last != b.first {
+                candidates.push((a.last, b.first, Source::LinearizableKeys(a.txn, b.txn)));
             }
         }
     }
-    candidates
 }
 
 /// A cycle in the graph on `n` nodes with these edges (sorted by source), as its edges in order.

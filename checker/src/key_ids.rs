@@ -1,0 +1,49 @@
+//! Dense ids for a history's keys, in order of first appearance, so the analyses index flat vectors by
+//! key. Integer keys, what generated histories use, are looked up by value, without following a
+//! pointer to the key. This module owns the interning; what is kept per key is each analysis's.
+
+use histories::Key;
+use rustc_hash::FxHashMap;
+
+/// Keys to dense ids (`u32`), the first key seen 0.
+#[derive(Debug, Default)]
+pub struct KeyIds<'h> {
+    ints: FxHashMap<i64, u32>,
+    others: FxHashMap<&'h Key, u32>,
+}
+
+impl<'h> KeyIds<'h> {
+    /// The key's id, and whether it is new.
+    pub fn intern(&mut self, key: &'h Key) -> (u32, bool) {
+        let next = (self.ints.len() + self.others.len()) as u32;
+        let k = match key {
+            Key::Int(i) => *self.ints.entry(*i).or_insert(next),
+            other => *self.others.entry(other).or_insert(next),
+        };
+        (k, k == next)
+    }
+
+    /// The key's id, if it has one.
+    pub fn get(&self, key: &Key) -> Option<u32> {
+        match key {
+            Key::Int(i) => self.ints.get(i).copied(),
+            other => self.others.get(other).copied(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_and_string_keys_get_ids_in_order_of_first_appearance() {
+        let keys = [Key::Int(5), Key::from("x"), Key::Int(5), Key::Int(-1), Key::from("x"), Key::from("5")];
+        let mut ids = KeyIds::default();
+        let got: Vec<(u32, bool)> = keys.iter().map(|k| ids.intern(k)).collect();
+        assert_eq!(got, vec![(0, true), (1, true), (0, false), (2, true), (1, false), (3, true)]);
+        assert_eq!(ids.get(&Key::Int(-1)), Some(2));
+        assert_eq!(ids.get(&Key::from("5")), Some(3));
+        assert_eq!(ids.get(&Key::Int(6)), None);
+    }
+}
