@@ -18,11 +18,14 @@ const CHUNKS_PER_THREAD: usize = 8;
 /// Runs `work` on consecutive ranges of the ids `0..count`, on all cores; the results come back in the
 /// order of their ranges.
 pub fn per_chunk<T: Send>(count: usize, work: impl Fn(Range<TxnId>) -> T + Sync + Send) -> Vec<T> {
+    ranges(count).into_par_iter().map(work).collect()
+}
+
+/// The consecutive ranges `0..count` is cut into, in order.
+pub fn ranges(count: usize) -> Vec<Range<TxnId>> {
     let chunks = (count / MIN_CHUNK).clamp(1, rayon::current_num_threads() * CHUNKS_PER_THREAD);
     let size = count.div_ceil(chunks).max(1);
-    let ranges: Vec<Range<TxnId>> =
-        (0..count).step_by(size).map(|start| start as TxnId..(start + size).min(count) as TxnId).collect();
-    ranges.into_par_iter().map(work).collect()
+    (0..count).step_by(size).map(|start| start as TxnId..(start + size).min(count) as TxnId).collect()
 }
 
 /// The edges `work` finds in each range, in range order.

@@ -90,7 +90,7 @@ impl DepGraph {
         let mut merged = vec![0usize; node_count];
         let mut pieces: Vec<Piece<'_>> = Vec::new();
         let (mut rest, mut counts, mut first) = (&mut bucketed[..], &mut merged[..], 0usize);
-        for ids in chunk_ranges(node_count) {
+        for ids in crate::chunks::ranges(node_count) {
             let len = starts[ids.end as usize] - starts[ids.start as usize];
             let (piece, after) = std::mem::take(&mut rest).split_at_mut(len);
             let (piece_counts, after_counts) = std::mem::take(&mut counts).split_at_mut(ids.len());
@@ -191,11 +191,6 @@ impl DepGraph {
 /// A range of sources to merge: its first transaction, its buckets, and where to put how many distinct
 /// targets each has.
 type Piece<'a> = (usize, &'a mut [(u32, Kinds)], &'a mut [usize]);
-
-/// Consecutive ranges of `count` transactions, one piece of work each: [`crate::chunks`]'s cut.
-fn chunk_ranges(count: usize) -> Vec<std::ops::Range<TxnId>> {
-    crate::chunks::per_chunk(count, |ids| ids)
-}
 
 /// Tarjan's strongly connected components of a graph in compressed sparse row form, with an explicit
 /// stack instead of recursion, so a path through millions of transactions needs no deep call stack.
