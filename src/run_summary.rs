@@ -90,8 +90,8 @@ pub fn run_summary(
 /// Transactions by name (`f`) and outcome: `{"withdraw": {"ok": 10, "fail": 3}, "read": {"ok": 1}}`.
 fn operations(history: &History) -> BTreeMap<String, BTreeMap<String, u64>> {
     let mut by_f: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-    for t in history.transactions().filter(|t| t.invoke.f != Function::Init) {
-        *by_f.entry(t.invoke.f.to_string()).or_default().entry(t.outcome().as_str().to_string()).or_default() += 1;
+    for t in history.transactions().filter(|t| *t.invoke.f() != Function::Init) {
+        *by_f.entry(t.invoke.f().to_string()).or_default().entry(t.outcome().as_str().to_string()).or_default() += 1;
     }
     by_f
 }

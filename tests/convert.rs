@@ -19,7 +19,11 @@ fn every_format_reads_back_as_the_same_history_and_verdict() {
         let strip = |h: &histories::History| {
             h.ops()
                 .iter()
-                .map(|op| histories::Op { at: histories::Position::new(1, 1), ..op.clone() })
+                .map(|op| {
+                    let mut op = op.clone();
+                    op.at = histories::Position::new(1, 1);
+                    op
+                })
                 .collect::<Vec<_>>()
         };
         assert_eq!(strip(&back), strip(&original), "{to}");

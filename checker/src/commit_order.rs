@@ -33,7 +33,7 @@ impl CommitOrder {
     /// The positions the history's completions record.
     pub(crate) fn new(txns: &Txns<'_>) -> CommitOrder {
         let position: Vec<Option<i64>> =
-            txns.ids().map(|t| txns.completion(t).and_then(|op| op.commit_order)).collect();
+            txns.ids().map(|t| txns.completion(t).and_then(|op| op.commit_order())).collect();
         let recorded = position.iter().filter(|p| p.is_some()).count();
         CommitOrder { position, recorded }
     }
@@ -184,7 +184,7 @@ impl CommitOrder {
 /// Why the recorded commit order puts `a`'s version before `b`'s, in words.
 pub(crate) fn placed_before(txns: &Txns<'_>, a: TxnId, b: TxnId) -> String {
     let position =
-        |t: TxnId| txns.completion(t).and_then(|op| op.commit_order).map_or_else(String::new, |p| p.to_string());
+        |t: TxnId| txns.completion(t).and_then(|op| op.commit_order()).map_or_else(String::new, |p| p.to_string());
     format!(
         "the database's commit order places {} (position {}) before {} (position {})",
         txns.name(a),

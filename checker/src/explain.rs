@@ -33,7 +33,7 @@ pub fn txn_view(txns: &Txns<'_>, id: TxnId) -> TxnView {
         init_rows: txns.init_rows(id).cloned(),
         invoke_time: invoke.time,
         complete_time: completion.and_then(|c| c.time),
-        error: completion.and_then(|c| c.error.as_deref()).map(str::to_string),
+        error: completion.and_then(|c| c.error()).map(str::to_string),
     }
 }
 

@@ -200,7 +200,7 @@ impl<'a> Search<'a> {
         let mut units = Vec::new();
         let mut fixed = Vec::new();
         for t in history.transactions() {
-            if t.invoke.f == histories::Function::Init {
+            if t.invoke.f() == &histories::Function::Init {
                 fixed.push(t.invoke_at);
                 fixed.extend(t.completion_at);
             } else {

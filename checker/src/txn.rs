@@ -41,7 +41,7 @@ impl<'h> Txns<'h> {
     fn build(history: &'h History, with_init: bool) -> Txns<'h> {
         let records = history
             .transactions()
-            .filter(|t| with_init || t.invoke.f != histories::Function::Init)
+            .filter(|t| with_init || t.invoke.f() != &histories::Function::Init)
             .map(|t| Record {
                 invoke_at: t.invoke_at as u32,
                 invoked_after: t.invoked_after.map_or(0, |p| p as u32),
@@ -124,7 +124,7 @@ impl<'h> Txns<'h> {
     /// none); `None` for any other transaction.
     pub fn init_rows(&self, id: TxnId) -> Option<&'h Rows> {
         let rows = |op: &'h Op| match &op.value {
-            OpValue::Rows(rows) if op.f == Function::Init => Some(rows),
+            OpValue::Rows(rows) if *op.f() == Function::Init => Some(&**rows),
             _ => None,
         };
         match self.completion(id).and_then(rows) {

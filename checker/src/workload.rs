@@ -70,14 +70,14 @@ pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
         .ops()
         .par_iter()
         .with_min_len(4096)
-        .all(|op| !op.is_client() || (op.f != Function::Init && op.mops().iter().all(list_or_nothing)));
+        .all(|op| !op.is_client() || (*op.f() != Function::Init && op.mops().iter().all(list_or_nothing)));
     if only_lists {
         return Ok(Workload::ListAppend);
     }
     let mut seen = Seen::default();
     for txn in history.transactions() {
         let op = txn.completion.unwrap_or(txn.invoke);
-        if txn.invoke.f == Function::Init {
+        if txn.invoke.f() == &Function::Init {
             seen.predicate.get_or_insert((op, None));
             continue;
         }
@@ -152,7 +152,7 @@ fn mixed(history: &History, a: (Sighting<'_>, Family), b: (Sighting<'_>, Family)
 /// Refuses an `init` op in a history checked as a workload without one: its rows would be ignored, and
 /// every read of them would look like a read of a value nobody wrote.
 pub(crate) fn refuse_init(history: &History, workload: Workload) -> Result<(), CheckError> {
-    match history.transactions().find(|t| t.invoke.f == Function::Init) {
+    match history.transactions().find(|t| t.invoke.f() == &Function::Init) {
         Some(init) => Err(CheckError::Workload {
             at: init.invoke.at,
             message: format!(

@@ -30,7 +30,7 @@ fn replicate(history: &History, copies: usize) -> History {
         .max()
         .unwrap_or(0);
     let time_span = 1 + ops.iter().filter_map(|op| op.time).max().unwrap_or(0);
-    let order_span = 1 + ops.iter().filter_map(|op| op.commit_order).max().unwrap_or(0);
+    let order_span = 1 + ops.iter().filter_map(|op| op.commit_order()).max().unwrap_or(0);
     let mut all = Vec::with_capacity(ops.len() * copies);
     for c in 0..copies {
         for op in ops {
@@ -57,7 +57,7 @@ fn replicate(history: &History, copies: usize) -> History {
                 Process::Nemesis => Process::Nemesis,
             };
             copy.time = op.time.map(|t| t + time_span * c as i64);
-            copy.commit_order = op.commit_order.map(|o| o + order_span * c as i64);
+            copy.set_commit_order(op.commit_order().map(|o| o + order_span * c as i64));
             if let OpValue::Txn(_) = op.value {
                 copy.value = OpValue::Txn(mops);
             }

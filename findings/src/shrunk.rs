@@ -213,7 +213,7 @@ fn shorthand_of(history: &History, registers: bool) -> Option<String> {
     let txns: Vec<_> = history.transactions().collect();
     for t in &txns {
         // The layouts cannot spell a transaction whose invocation is unknown (a completion-only history).
-        if t.invoke.f != histories::Function::Txn || t.completion_at == Some(t.invoke_at) {
+        if *t.invoke.f() != histories::Function::Txn || t.completion_at == Some(t.invoke_at) {
             return None;
         }
         for mop in t.op().mops() {

@@ -23,10 +23,10 @@ fn with_every_field(ops: &[Op]) -> Vec<Op> {
         .map(|(i, op)| {
             let mut op = op.clone();
             match op.kind {
-                OpType::Fail => op.error = Some("40001".into()),
-                OpType::Info => op.error = Some("connection lost: \u{e9}".into()),
+                OpType::Fail => op.set_error(Some("40001".into())),
+                OpType::Info => op.set_error(Some("connection lost: \u{e9}".into())),
                 OpType::Ok => {
-                    op.commit_order = Some(i as i64 - 50);
+                    op.set_commit_order(Some(i as i64 - 50));
                     if let OpValue::Txn(mops) = &mut op.value {
                         for (n, mop) in mops.iter_mut().enumerate() {
                             if let Mop::Write { version, .. } = mop {

@@ -126,24 +126,15 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
     let mut op = ParsedOp {
         index: None,
         process: None,
-        op: Op {
-            index: 0,
-            kind: OpType::Invoke,
-            process: Process::Client(0),
-            f: Function::Txn,
-            time: None,
-            value: OpValue::Txn(Vec::new()),
-            error: None,
-            commit_order: None,
-            extra: Vec::new(),
-            at,
-        },
+        op: Op::new(OpType::Invoke, Process::Client(0), Function::Txn, OpValue::Txn(Vec::new())),
     };
+    op.op.at = at;
+    let mut extra = Vec::new();
     let mut kind = None;
     let mut value = None;
     for (k, v) in map {
         let Some(name) = name_of(k) else {
-            op.op.extra.push((k.to_string().into(), edn_to_json(v)));
+            extra.push((k.to_string().into(), edn_to_json(v)));
             continue;
         };
         match name {
@@ -181,12 +172,12 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
             },
             "f" => {
                 if let Some(f) = name_of(v) {
-                    op.op.f = Function::parse(f);
+                    op.op.set_f(Function::parse(f));
                 }
             }
             "value" => value = Some(v),
             "commit-order" | "commit_order" => match v {
-                Edn::Int(position) => op.op.commit_order = Some(*position),
+                Edn::Int(position) => op.op.set_commit_order(Some(*position)),
                 other => {
                     return Err(shape(format!(
                         ":commit-order must be an integer (the transaction's position in the database's commit \
@@ -195,22 +186,21 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
                     )));
                 }
             },
-            "error" => {
-                op.op.error = match v {
-                    Edn::Nil => None,
-                    Edn::Str(s) => Some(s.as_ref().into()),
-                    other => Some(other.to_string().into()),
-                }
-            }
-            other => op.op.extra.push((other.into(), edn_to_json(v))),
+            "error" => op.op.set_error(match v {
+                Edn::Nil => None,
+                Edn::Str(s) => Some(s.as_ref().into()),
+                other => Some(other.to_string().into()),
+            }),
+            other => extra.push((other.into(), edn_to_json(v))),
         }
     }
+    op.op.set_extra(extra);
     op.op.kind = kind.ok_or_else(|| shape("the operation has no :type: expected :invoke, :ok, :fail or :info"))?;
-    if op.op.kind == OpType::Invoke && op.op.commit_order.is_some() {
+    if op.op.kind == OpType::Invoke && op.op.commit_order().is_some() {
         return Err(shape(crate::json::INVOKE_WITH_COMMIT_ORDER));
     }
     if let Some(value) = value {
-        op.op.value = value_from_edn(value, op.process, &op.op.f)?;
+        op.op.value = value_from_edn(value, op.process, op.op.f())?;
     }
     if op.op.kind == OpType::Invoke && op.op.mops().iter().any(|m| matches!(m, Mop::Write { version: Some(_), .. })) {
         return Err(shape(crate::json::INVOKE_WITH_WRITE_VERSION));
@@ -220,10 +210,10 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
 
 fn value_from_edn(v: &Edn<'_>, process: Option<Process>, f: &Function) -> Result<OpValue, Problem> {
     if process == Some(Process::Nemesis) {
-        return Ok(OpValue::Other(edn_to_json(v)));
+        return Ok(OpValue::Other(Box::new(edn_to_json(v))));
     }
     if *f == Function::Init {
-        return Ok(OpValue::Rows(rows_from_edn(v)?.unwrap_or_default()));
+        return Ok(OpValue::Rows(Box::new(rows_from_edn(v)?.unwrap_or_default())));
     }
     match v {
         Edn::Nil => Ok(OpValue::Txn(Vec::new())),

@@ -99,18 +99,7 @@ fn parse_with(text: &str, origin: Position, scratch: &mut Scratch, into: &mut Pa
     into.push_parts(
         index,
         process,
-        Op {
-            index: 0,
-            kind,
-            process: Process::Client(0),
-            f,
-            time,
-            value: OpValue::Txn(mops),
-            error,
-            commit_order,
-            extra: Vec::new(),
-            at: origin,
-        },
+        Op::read(kind, f, time, OpValue::Txn(mops), error, commit_order, Vec::new(), origin),
     );
     Some(())
 }

@@ -286,18 +286,7 @@ pub(crate) fn parse_object_in_general(text: &str, origin: Position) -> Result<Pa
     Ok(ParsedOp {
         index: raw.index,
         process: raw.process,
-        op: Op {
-            index: 0,
-            kind,
-            process: Process::Client(0),
-            f,
-            time: raw.time,
-            value,
-            error: raw.error,
-            commit_order: raw.commit_order,
-            extra: raw.extra,
-            at: origin,
-        },
+        op: Op::read(kind, f, raw.time, value, raw.error, raw.commit_order, raw.extra, origin),
     })
 }
 
@@ -312,11 +301,11 @@ pub(crate) const INVOKE_WITH_WRITE_VERSION: &str = "an invoke with a write's ver
 /// Parses an operation's value, whose meaning depends on who performed it and what it does.
 fn parse_value(json: &str, process: Option<Process>, f: &Function) -> serde_json::Result<OpValue> {
     if process == Some(Process::Nemesis) {
-        return serde_json::from_str(json).map(OpValue::Other);
+        return serde_json::from_str(json).map(|v| OpValue::Other(Box::new(v)));
     }
     if *f == Function::Init {
         let MaybeRows(rows) = serde_json::from_str(json)?;
-        return Ok(OpValue::Rows(rows.unwrap_or_default()));
+        return Ok(OpValue::Rows(Box::new(rows.unwrap_or_default())));
     }
     if json == "null" {
         return Ok(OpValue::Txn(Vec::new()));

@@ -87,9 +87,10 @@ impl Serialize for Process {
 }
 
 /// What an operation does (`f`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub enum Function {
     /// A transaction of micro-ops (list-append, rw-register); also what an absent `f` means.
+    #[default]
     Txn,
     /// Fixes the initial rows of a predicate workload.
     Init,
@@ -124,14 +125,17 @@ impl fmt::Display for Function {
 }
 
 /// An operation's value.
+///
+/// Only [`OpValue::Txn`] is common in a big history, so the rarer values are boxed: the enum stays the
+/// size of a vector, and so does every operation that holds one.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OpValue {
     /// The micro-ops of a transaction.
     Txn(Vec<Mop>),
     /// The rows of an `init` operation.
-    Rows(Rows),
+    Rows(Box<Rows>),
     /// Anything else, kept as written (a nemesis operation's value).
-    Other(serde_json::Value),
+    Other(Box<serde_json::Value>),
 }
 
 impl OpValue {
@@ -144,49 +148,68 @@ impl OpValue {
     }
 }
 
+/// The fields of an operation that a big history's operations seldom have (an `f` other than `txn`, an
+/// `error`, a `commit_order`, unknown fields), kept together behind one pointer so that an operation
+/// without any of them (nearly all of a list-append or rw-register history's) pays one null pointer for
+/// them rather than eighty bytes.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct RareFields {
+    f: Function,
+    error: Option<Box<str>>,
+    commit_order: Option<i64>,
+    extra: Vec<(Box<str>, serde_json::Value)>,
+}
+
+/// What [`Op::f`] returns for an operation without rare fields.
+static TXN: Function = Function::Txn;
+
 /// One operation of a history.
+///
+/// The fields most operations have are public; the rare ones ([`Op::f`], [`Op::error`],
+/// [`Op::commit_order`], [`Op::extra`]) are read and set through methods, as they share one box.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Op {
     /// Position in the history; assigned in file order when the file gives none.
     pub index: u64,
-    /// Invocation or completion.
-    pub kind: OpType,
-    /// Who performed it; assigned when the file gives none (see [`crate::well_formed`]).
-    pub process: Process,
-    /// What it does.
-    pub f: Function,
     /// Nanoseconds since the run began, on a monotonic clock.
     pub time: Option<i64>,
+    /// Who performed it; assigned when the file gives none (see [`crate::well_formed`]).
+    pub process: Process,
     /// The micro-ops (or other value).
     pub value: OpValue,
-    /// Why a `fail` or `info` happened, as the system said it.
-    pub error: Option<Box<str>>,
-    /// On a completion: the transaction's position in the database's own commit order (`commit_order`), as
-    /// the system under test reported it (white-box); larger is later. Only a committed (or indeterminate)
-    /// transaction has one. Each key's writes are then ordered by their transactions' positions.
-    pub commit_order: Option<i64>,
-    /// Fields this model does not know, kept so a history can be written back unchanged.
-    pub extra: Vec<(Box<str>, serde_json::Value)>,
     /// Where the operation starts in its file.
     pub at: Position,
+    /// Invocation or completion.
+    pub kind: OpType,
+    /// `None` when every rare field has its default (`f` txn, no error, no commit order, no unknown
+    /// fields); never `Some` of the defaults, so that equal operations compare equal.
+    rare: Option<Box<RareFields>>,
 }
 
 impl Op {
     /// An operation as a runner records it, before the history numbers it: index 0, no time, no error,
     /// no extra fields, at no place in a file. The builders below add a time and an error.
     pub fn new(kind: OpType, process: Process, f: Function, value: OpValue) -> Op {
-        Op {
-            index: 0,
-            kind,
-            process,
-            f,
-            time: None,
-            value,
-            error: None,
-            commit_order: None,
-            extra: Vec::new(),
-            at: Position::default(),
-        }
+        let mut op = Op { index: 0, time: None, process, value, at: Position::default(), kind, rare: None };
+        op.set_f(f);
+        op
+    }
+
+    /// An operation as a reader builds it from every field it read (process and index are settled later).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn read(
+        kind: OpType,
+        f: Function,
+        time: Option<i64>,
+        value: OpValue,
+        error: Option<Box<str>>,
+        commit_order: Option<i64>,
+        extra: Vec<(Box<str>, serde_json::Value)>,
+        at: Position,
+    ) -> Op {
+        let rare = RareFields { f, error, commit_order, extra };
+        let rare = (rare != RareFields::default()).then(|| Box::new(rare));
+        Op { index: 0, time, process: Process::Client(0), value, at, kind, rare }
     }
 
     /// A transaction of client `process`: [`Op::new`] with `f` [`Function::Txn`] and these micro-ops.
@@ -200,28 +223,91 @@ impl Op {
     }
 
     /// The operation with why it failed or is indeterminate, if it did or is.
-    pub fn with_error(self, error: Option<String>) -> Op {
-        Op { error: error.map(Into::into), ..self }
+    pub fn with_error(mut self, error: Option<String>) -> Op {
+        self.set_error(error.map(Into::into));
+        self
     }
 
     /// The operation with the transaction's position in the database's commit order, if the system said.
-    pub fn with_commit_order(self, commit_order: Option<i64>) -> Op {
-        Op { commit_order, ..self }
+    pub fn with_commit_order(mut self, commit_order: Option<i64>) -> Op {
+        self.set_commit_order(commit_order);
+        self
     }
 
     /// The operation with the node of a cluster it ran on (the `node` field, kept among the extra
     /// fields, so every format writes it back), if it ran on one.
     pub fn with_node(mut self, node: Option<&str>) -> Op {
         if let Some(node) = node {
-            self.extra.retain(|(name, _)| &**name != "node");
-            self.extra.push(("node".into(), serde_json::Value::String(node.to_string())));
+            self.update_rare(|rare| {
+                rare.extra.retain(|(name, _)| &**name != "node");
+                rare.extra.push(("node".into(), serde_json::Value::String(node.to_string())));
+            });
         }
         self
     }
 
     /// The node of a cluster it ran on (`node`), if the history says.
     pub fn node(&self) -> Option<&str> {
-        self.extra.iter().find(|(name, _)| &**name == "node").and_then(|(_, v)| v.as_str())
+        self.extra().iter().find(|(name, _)| &**name == "node").and_then(|(_, v)| v.as_str())
+    }
+
+    /// What it does.
+    pub fn f(&self) -> &Function {
+        self.rare.as_ref().map_or(&TXN, |rare| &rare.f)
+    }
+
+    /// Why a `fail` or `info` happened, as the system said it.
+    pub fn error(&self) -> Option<&str> {
+        self.rare.as_ref().and_then(|rare| rare.error.as_deref())
+    }
+
+    /// On a completion: the transaction's position in the database's own commit order (`commit_order`), as
+    /// the system under test reported it (white-box); larger is later. Only a committed (or indeterminate)
+    /// transaction has one. Each key's writes are then ordered by their transactions' positions.
+    pub fn commit_order(&self) -> Option<i64> {
+        self.rare.as_ref().and_then(|rare| rare.commit_order)
+    }
+
+    /// Fields this model does not know, kept so a history can be written back unchanged.
+    pub fn extra(&self) -> &[(Box<str>, serde_json::Value)] {
+        self.rare.as_ref().map_or(&[], |rare| &rare.extra)
+    }
+
+    /// Sets what it does.
+    pub fn set_f(&mut self, f: Function) {
+        if f != Function::Txn || self.rare.is_some() {
+            self.update_rare(|rare| rare.f = f);
+        }
+    }
+
+    /// Sets why it failed or is indeterminate.
+    pub fn set_error(&mut self, error: Option<Box<str>>) {
+        if error.is_some() || self.rare.is_some() {
+            self.update_rare(|rare| rare.error = error);
+        }
+    }
+
+    /// Sets the transaction's position in the database's commit order.
+    pub fn set_commit_order(&mut self, commit_order: Option<i64>) {
+        if commit_order.is_some() || self.rare.is_some() {
+            self.update_rare(|rare| rare.commit_order = commit_order);
+        }
+    }
+
+    /// Sets the fields this model does not know.
+    pub fn set_extra(&mut self, extra: Vec<(Box<str>, serde_json::Value)>) {
+        if !extra.is_empty() || self.rare.is_some() {
+            self.update_rare(|rare| rare.extra = extra);
+        }
+    }
+
+    /// Changes the rare fields, then drops their box if they all went back to their defaults.
+    fn update_rare(&mut self, change: impl FnOnce(&mut RareFields)) {
+        let rare = self.rare.get_or_insert_with(Box::default);
+        change(rare);
+        if **rare == RareFields::default() {
+            self.rare = None;
+        }
     }
 
     /// The transaction's micro-ops; empty for other values.
@@ -241,7 +327,7 @@ impl Serialize for Op {
         map.serialize_entry("index", &self.index)?;
         map.serialize_entry("type", self.kind.as_str())?;
         map.serialize_entry("process", &self.process)?;
-        map.serialize_entry("f", self.f.as_str())?;
+        map.serialize_entry("f", self.f().as_str())?;
         if let Some(time) = self.time {
             map.serialize_entry("time", &time)?;
         }
@@ -250,13 +336,13 @@ impl Serialize for Op {
             OpValue::Rows(rows) => map.serialize_entry("value", &RowsJson(rows))?,
             OpValue::Other(json) => map.serialize_entry("value", json)?,
         }
-        if let Some(error) = &self.error {
+        if let Some(error) = self.error() {
             map.serialize_entry("error", error)?;
         }
-        if let Some(position) = self.commit_order {
+        if let Some(position) = self.commit_order() {
             map.serialize_entry("commit_order", &position)?;
         }
-        for (name, value) in &self.extra {
+        for (name, value) in self.extra() {
             map.serialize_entry(name, value)?;
         }
         map.end()
@@ -274,15 +360,12 @@ mod tests {
         let op = Op::txn(OpType::Fail, 3, mops.clone()).with_time(40).with_error(Some("40001".into()));
         let by_hand = Op {
             index: 0,
-            kind: OpType::Fail,
-            process: Process::Client(3),
-            f: Function::Txn,
             time: Some(40),
+            process: Process::Client(3),
             value: OpValue::Txn(mops),
-            error: Some("40001".into()),
-            commit_order: None,
-            extra: Vec::new(),
             at: Position::default(),
+            kind: OpType::Fail,
+            rare: Some(Box::new(RareFields { error: Some("40001".into()), ..RareFields::default() })),
         };
         assert_eq!(op, by_hand);
         assert_eq!(
@@ -290,6 +373,34 @@ mod tests {
             r#"{"index":0,"type":"fail","process":3,"f":"txn","time":40,"value":[["append",1,2]],"error":"40001"}"#
         );
         assert_eq!(Op::new(OpType::Info, Process::Nemesis, Function::Txn, OpValue::Txn(Vec::new())).time, None);
+    }
+
+    #[test]
+    fn rare_fields_set_back_to_their_defaults_leave_no_box_so_the_op_equals_one_that_never_had_them() {
+        let plain = Op::txn(OpType::Ok, 1, Vec::new());
+        assert!(plain.rare.is_none());
+        let mut op = plain.clone().with_error(Some("40001".into())).with_commit_order(Some(3)).with_node(Some("n1"));
+        op.set_f(Function::Named("read".into()));
+        assert_eq!(
+            (op.f().as_str(), op.error(), op.commit_order(), op.node()),
+            ("read", Some("40001"), Some(3), Some("n1"))
+        );
+        assert_ne!(op, plain);
+        op.set_f(Function::Txn);
+        op.set_error(None);
+        op.set_commit_order(None);
+        assert!(op.rare.is_some(), "the node is still there");
+        op.set_extra(Vec::new());
+        assert!(op.rare.is_none());
+        assert_eq!(op, plain);
+        assert_eq!((op.f(), op.error(), op.commit_order(), op.extra()), (&Function::Txn, None, None, &[][..]));
+    }
+
+    #[test]
+    fn an_op_without_rare_fields_is_small() {
+        // Two million of these hold a 1M-transaction history; each byte here is 2 MB there.
+        assert!(std::mem::size_of::<Op>() <= 88, "{}", std::mem::size_of::<Op>());
+        assert!(std::mem::size_of::<OpValue>() <= 24, "{}", std::mem::size_of::<OpValue>());
     }
 
     #[test]

@@ -87,7 +87,7 @@ impl TransactionOrder {
                     problem: Problem::Shape(problem),
                 });
             }
-            ops[at[&index]].commit_order = Some(position);
+            ops[at[&index]].set_commit_order(Some(position));
         }
         History::from_ops(ops).map_err(|(at, problem)| HistoryError::Malformed { file: self.file.clone(), at, problem })
     }
@@ -131,7 +131,7 @@ mod tests {
         let order = TransactionOrder::parse("{\"1\": 5, \"3\": -2}", "order.json").unwrap();
         assert_eq!(order.len(), 2);
         let h = order.apply(&history()).unwrap();
-        let positions: Vec<Option<i64>> = h.ops().iter().map(|op| op.commit_order).collect();
+        let positions: Vec<Option<i64>> = h.ops().iter().map(|op| op.commit_order()).collect();
         assert_eq!(positions, vec![None, Some(5), None, Some(-2)]);
     }
 

@@ -291,7 +291,7 @@ fn pair(ops: &[Op], kinds: &[OpType], given: &[Option<Process>]) -> Result<(Vec<
 /// micro-ops, reads aside (an invocation does not know what they will return). A completion without
 /// micro-ops (a `fail` or `info` may omit them) may complete any invocation of its function.
 fn same_call(invoke: &Op, completion: &Op) -> bool {
-    if invoke.f != completion.f {
+    if invoke.f() != completion.f() {
         return false;
     }
     let (a, b) = (invoke.mops(), completion.mops());

@@ -59,7 +59,7 @@ fn edn_op(op: &Op, out: &mut String) {
         Process::Nemesis => out.push_str(":nemesis"),
     }
     out.push_str(", :f ");
-    edn_name(op.f.as_str(), out);
+    edn_name(op.f().as_str(), out);
     if let Some(time) = op.time {
         let _ = write!(out, ", :time {time}");
     }
@@ -78,14 +78,14 @@ fn edn_op(op: &Op, out: &mut String) {
         OpValue::Rows(rows) => edn_rows(rows, out),
         OpValue::Other(json) => edn_json(json, out),
     }
-    if let Some(error) = &op.error {
+    if let Some(error) = op.error() {
         out.push_str(", :error ");
         edn_string(error, out);
     }
-    if let Some(position) = op.commit_order {
+    if let Some(position) = op.commit_order() {
         let _ = write!(out, ", :commit-order {position}");
     }
-    for (name, value) in &op.extra {
+    for (name, value) in op.extra() {
         out.push_str(", ");
         edn_name(name, out);
         out.push(' ');

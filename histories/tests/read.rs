@@ -51,8 +51,8 @@ fn json_lines_pair_invocations_with_completions_and_assign_indices() {
     assert_eq!(txns[0].completion_at, Some(2));
     assert_eq!(txns[0].op().mops()[1], Mop::Read { key: Key::Int(2), value: Observed::List(vec![3]) });
     assert_eq!(txns[1].outcome(), OpType::Fail);
-    assert_eq!(txns[1].op().error.as_deref(), Some("40001"));
-    assert_eq!(h.ops()[2].extra, vec![("node".into(), serde_json::json!("n1"))]);
+    assert_eq!(txns[1].op().error(), Some("40001"));
+    assert_eq!(h.ops()[2].extra(), vec![("node".into(), serde_json::json!("n1"))]);
 }
 
 #[test]
@@ -321,11 +321,11 @@ fn a_commit_order_is_read_on_completions_in_json_and_edn_and_refused_on_an_invok
 {"type":"ok","process":0,"value":[["w",1,5]],"commit_order":-7}
 "#;
     let h = parse(json, Format::JsonLines, "h.jsonl").unwrap();
-    assert_eq!(h.ops()[0].commit_order, None);
-    assert_eq!(h.ops()[1].commit_order, Some(-7));
-    assert!(h.ops()[1].extra.is_empty(), "a known field, not an unknown one");
+    assert_eq!(h.ops()[0].commit_order(), None);
+    assert_eq!(h.ops()[1].commit_order(), Some(-7));
+    assert!(h.ops()[1].extra().is_empty(), "a known field, not an unknown one");
     let edn = "{:type :invoke, :process 0, :value [[:w 1 5]]}\n{:type :ok, :process 0, :value [[:w 1 5]], :commit-order 12}\n";
-    assert_eq!(parse(edn, Format::Edn, "h.edn").unwrap().ops()[1].commit_order, Some(12));
+    assert_eq!(parse(edn, Format::Edn, "h.edn").unwrap().ops()[1].commit_order(), Some(12));
 
     let (at, _, message) =
         error(r#"{"type":"invoke","process":0,"value":[["w",1,5]],"commit_order":3}"#, Format::JsonLines);

@@ -14,7 +14,9 @@ const FORMATS: [Format; 3] = [Format::JsonLines, Format::JsonArray, Format::Edn]
 fn comparable(op: &Op) -> Op {
     let mut op = op.clone();
     op.at = Position::new(1, 1);
-    op.extra.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut extra = op.extra().to_vec();
+    extra.sort_by(|a, b| a.0.cmp(&b.0));
+    op.set_extra(extra);
     op
 }
 
@@ -169,22 +171,24 @@ fn build(events: Vec<Event>, init: Option<histories::Rows>) -> History {
     let next =
         |ops: &mut Vec<Op>, kind, process, f, value, error: Option<String>, extra: Vec<(String, serde_json::Value)>| {
             let index = ops.len() as u64;
-            ops.push(Op {
-                index: index * 2 + 1,
-                kind,
-                process,
-                f,
-                time: (!index.is_multiple_of(3)).then_some(index as i64 * 1000),
-                value,
-                error: error.map(Into::into),
-                commit_order: None,
-                extra: extra.into_iter().map(|(k, v)| (k.into(), v)).collect(),
-                at: Position::new(1, 1),
-            });
+            let mut op = Op::new(kind, process, f, value).with_error(error);
+            op.index = index * 2 + 1;
+            op.time = (!index.is_multiple_of(3)).then_some(index as i64 * 1000);
+            op.set_extra(extra.into_iter().map(|(k, v)| (k.into(), v)).collect());
+            op.at = Position::new(1, 1);
+            ops.push(op);
         };
     if let Some(rows) = init {
         for kind in [OpType::Invoke, OpType::Ok] {
-            next(&mut ops, kind, Process::Client(0), Function::Init, OpValue::Rows(rows.clone()), None, Vec::new());
+            next(
+                &mut ops,
+                kind,
+                Process::Client(0),
+                Function::Init,
+                OpValue::Rows(Box::new(rows.clone())),
+                None,
+                Vec::new(),
+            );
         }
     }
     let mut unique = 1_000_000i64;
@@ -211,7 +215,7 @@ fn build(events: Vec<Event>, init: Option<histories::Rows>) -> History {
                 next(&mut ops, OpType::Invoke, p, f.clone(), OpValue::Txn(invoke), None, Vec::new());
                 next(&mut ops, outcome, p, f, OpValue::Txn(mops), error, extra);
                 if let Some(completion) = ops.last_mut() {
-                    completion.commit_order = commit_order;
+                    completion.set_commit_order(commit_order);
                 }
             }
             Event::Nemesis { f, value } => {
@@ -220,7 +224,7 @@ fn build(events: Vec<Event>, init: Option<histories::Rows>) -> History {
                     OpType::Info,
                     Process::Nemesis,
                     Function::parse(&f),
-                    OpValue::Other(value),
+                    OpValue::Other(Box::new(value)),
                     None,
                     Vec::new(),
                 );

@@ -244,8 +244,9 @@ fn record(
 ) -> anyhow::Result<Execution> {
     let initial: Rows = rows.iter().cloned().collect();
     let mut ops = vec![
-        Op::new(OpType::Invoke, Process::Client(0), Function::Init, OpValue::Rows(initial.clone())).with_time(0),
-        Op::new(OpType::Ok, Process::Client(0), Function::Init, OpValue::Rows(initial)).with_time(1),
+        Op::new(OpType::Invoke, Process::Client(0), Function::Init, OpValue::Rows(Box::new(initial.clone())))
+            .with_time(0),
+        Op::new(OpType::Ok, Process::Client(0), Function::Init, OpValue::Rows(Box::new(initial))).with_time(1),
     ];
     // Per session: the transaction being built (invocation time, planned and executed micro-ops, first error).
     struct Building {

@@ -215,7 +215,7 @@ const FINAL_ATTEMPTS: usize = 10;
 fn init_record(rows: Vec<(histories::Key, i64)>) -> recorder::ClientLog {
     let rows: histories::Rows = rows.into_iter().collect();
     let op = |kind| {
-        let value = histories::OpValue::Rows(rows.clone());
+        let value = histories::OpValue::Rows(Box::new(rows.clone()));
         histories::Op::new(kind, histories::Process::Client(0), histories::Function::Init, value).with_time(0)
     };
     recorder::ClientLog {

@@ -179,7 +179,8 @@ fn invoke(record: &mut ClientLog, shared: &Shared, name: &str) {
 }
 
 fn op(shared: &Shared, kind: OpType, name: &str, value: serde_json::Value) -> Op {
-    Op::new(kind, Process::Nemesis, Function::Named(name.into()), OpValue::Other(value)).with_time(shared.clock.now())
+    Op::new(kind, Process::Nemesis, Function::Named(name.into()), OpValue::Other(Box::new(value)))
+        .with_time(shared.clock.now())
 }
 
 fn shell(cmd: &str) -> serde_json::Value {

@@ -72,7 +72,7 @@ impl<'h> Index<'h> {
     /// second `init` op, and a version installed twice.
     pub fn new(txns: &Txns<'h>) -> Result<Index<'h>, CheckError> {
         let items = ItemIndex::new(txns, Workload::ClosedPredicate)?;
-        let inits: Vec<TxnId> = txns.ids().filter(|&t| txns.invoke(t).f == Function::Init).collect();
+        let inits: Vec<TxnId> = txns.ids().filter(|&t| txns.invoke(t).f() == &Function::Init).collect();
         if let [first, second, ..] = inits[..] {
             return Err(CheckError::Workload {
                 at: txns.invoke(second).at,

@@ -40,7 +40,7 @@ pub enum InvariantSuite {
 impl InvariantSuite {
     /// The suite of a history, if it is a scenario workload's.
     pub fn detect(history: &History) -> Option<InvariantSuite> {
-        history.ops().iter().filter(|op| op.is_client()).find_map(|op| match op.f.as_str() {
+        history.ops().iter().filter(|op| op.is_client()).find_map(|op| match op.f().as_str() {
             op_names::WITHDRAW => Some(InvariantSuite::Withdraw),
             op_names::TRANSFER => Some(InvariantSuite::Transfer),
             op_names::OFF_CALL | op_names::ON_CALL => Some(InvariantSuite::WriteSkew),
@@ -248,7 +248,7 @@ impl<'h> View<'h> {
     fn new(history: &'h History) -> View<'h> {
         let txns = Txns::new(history);
         let mut initial = BTreeMap::new();
-        for op in history.ops().iter().filter(|op| op.f == Function::Init) {
+        for op in history.ops().iter().filter(|op| op.f() == &Function::Init) {
             if let OpValue::Rows(rows) = &op.value {
                 initial.extend(rows.iter().map(|(k, v)| (k.clone(), *v)));
             }
@@ -268,7 +268,7 @@ impl<'h> View<'h> {
                 }
                 Txn {
                     id,
-                    f: txns.op(id).f.as_str(),
+                    f: txns.op(id).f().as_str(),
                     outcome: txns.outcome(id),
                     reads,
                     writes,

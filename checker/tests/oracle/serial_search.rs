@@ -82,7 +82,7 @@ impl<'h> SerialSearch<'h> {
         let mut init_rows = Vec::new();
         let mut candidates = Vec::new();
         for t in history.transactions() {
-            if t.invoke.f == Function::Init {
+            if *t.invoke.f() == Function::Init {
                 if let Some(OpValue::Rows(rows)) = t.completion.map(|c| &c.value) {
                     init_rows.extend(rows.iter().map(|(k, &v)| (intern(k), v)));
                 }

@@ -432,7 +432,7 @@ pub fn with_commit_order(history: &History, positions: &[(u64, i64)]) -> History
     for &(index, position) in positions {
         let op = ops.iter_mut().find(|op| op.index == index).unwrap_or_else(|| panic!("no op {index}"));
         assert_ne!(op.kind, histories::OpType::Invoke, "op {index} is a completion");
-        op.commit_order = Some(position);
+        op.set_commit_order(Some(position));
     }
     History::from_ops(ops).expect("still well formed")
 }

@@ -154,11 +154,11 @@ impl SerialRun {
                         Outcome::Ok => {}
                         Outcome::Fail => {
                             op.kind = OpType::Fail;
-                            op.error = Some("aborted by the serial executor".into());
+                            op.set_error(Some("aborted by the serial executor".into()));
                         }
                         Outcome::Info { .. } => {
                             op.kind = OpType::Info;
-                            op.error = Some("outcome withheld by the serial executor".into());
+                            op.set_error(Some("outcome withheld by the serial executor".into()));
                             process_of_client[client] = fresh_process;
                             fresh_process += 1;
                         }
@@ -187,7 +187,9 @@ impl SerialRun {
         self.fresh_process += 1;
         for (kind, value) in [(OpType::Invoke, txn.to_vec()), (OpType::Ok, completed)] {
             time += 1 + self.draw.below(MAX_GAP_NS) as i64;
-            ops.push(Op { index: ops.len() as u64, time: Some(time), ..Op::txn(kind, process, value) });
+            let mut op = Op::txn(kind, process, value).with_time(time);
+            op.index = ops.len() as u64;
+            ops.push(op);
         }
         self.order.push(self.order.len());
         self.history = History::from_ops(ops).expect("a transaction alone keeps the history well formed");
@@ -291,7 +293,7 @@ mod tests {
         // Neither carries read values: they repeat their invocation.
         for t in run.history.transactions().filter(|t| t.outcome() != OpType::Ok) {
             assert_eq!(t.completion.unwrap().mops(), t.invoke.mops());
-            assert!(t.completion.unwrap().error.is_some());
+            assert!(t.completion.unwrap().error().is_some());
         }
         // What the final read shows: every committed append, some indeterminate ones, no aborted one.
         let final_read = run.history.transactions().last().unwrap();
