@@ -287,7 +287,10 @@ fn mop_from_edn(v: &Edn<'_>) -> Result<Mop, Problem> {
         }
         "rp" => {
             arity(3)?;
-            Ok(Mop::PredicateRead { predicate: predicate_from_edn(&parts[1])?, rows: rows_from_edn(&parts[2])? })
+            Ok(Mop::PredicateRead {
+                predicate: predicate_from_edn(&parts[1])?,
+                rows: rows_from_edn(&parts[2])?.map(Box::new),
+            })
         }
         other => Err(shape(format!("unknown micro-op :{other}: expected :append, :r, :w, :insert, :delete or :rp"))),
     }

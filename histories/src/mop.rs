@@ -110,8 +110,10 @@ pub enum Mop {
     PredicateRead {
         /// The predicate.
         predicate: Predicate,
-        /// The rows returned; `None` when not known (an invoke or an `info` completion).
-        rows: Option<Rows>,
+        /// The rows returned; `None` when not known (an invoke or an `info` completion). Boxed, as
+        /// predicate reads are rare: a micro-op is then 48 bytes rather than 56, in histories of
+        /// millions of them.
+        rows: Option<Box<Rows>>,
     },
 }
 
@@ -271,7 +273,7 @@ impl Serialize for Mop {
             Mop::Delete { key } => seq.serialize_element(key)?,
             Mop::PredicateRead { predicate, rows } => {
                 seq.serialize_element(predicate)?;
-                seq.serialize_element(&rows.as_ref().map(RowsJson))?;
+                seq.serialize_element(&rows.as_deref().map(RowsJson))?;
             }
         }
         seq.end()
@@ -571,7 +573,7 @@ impl<'de> Visitor<'de> for MopVisitor {
             }
             "rp" => Mop::PredicateRead {
                 predicate: Self::next(&mut seq, "predicate")?,
-                rows: seq.next_element::<MaybeRows>()?.and_then(|r| r.0),
+                rows: seq.next_element::<MaybeRows>()?.and_then(|r| r.0).map(Box::new),
             },
             other => {
                 return Err(de::Error::custom(format!(
@@ -639,7 +641,7 @@ mod tests {
             mop(r#"["rp", ["mod", 3, 0], {"1": 30, "2": 60}]"#),
             Ok(Mop::PredicateRead {
                 predicate: Predicate::Mod { m: 3, r: 0 },
-                rows: Some(Rows::from([(Key::Int(1), 30), (Key::Int(2), 60)])),
+                rows: Some(Box::new(Rows::from([(Key::Int(1), 30), (Key::Int(2), 60)]))),
             })
         );
     }

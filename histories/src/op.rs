@@ -397,10 +397,11 @@ mod tests {
     }
 
     #[test]
-    fn an_op_without_rare_fields_is_small() {
+    fn an_op_without_rare_fields_and_a_micro_op_are_small() {
         // Two million of these hold a 1M-transaction history; each byte here is 2 MB there.
         assert!(std::mem::size_of::<Op>() <= 88, "{}", std::mem::size_of::<Op>());
         assert!(std::mem::size_of::<OpValue>() <= 24, "{}", std::mem::size_of::<OpValue>());
+        assert!(std::mem::size_of::<Mop>() <= 48, "{}", std::mem::size_of::<Mop>());
     }
 
     #[test]

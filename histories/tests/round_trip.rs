@@ -98,7 +98,7 @@ fn mop(key: BoxedStrategy<Key>) -> impl Strategy<Value = Mop> {
             ],
             proptest::option::of(rows)
         )
-            .prop_map(|(predicate, rows)| Mop::PredicateRead { predicate, rows }),
+            .prop_map(|(predicate, rows)| Mop::PredicateRead { predicate, rows: rows.map(Box::new) }),
     ]
 }
 

@@ -209,19 +209,19 @@ fn executed(action: &Action, outcome: &Outcome) -> Vec<Mop> {
         // `select * from test where P` is, in Adya's model, a predicate read of the rows P matched and an
         // item read of each row it returned: the values were read too.
         (Action::Scan { predicate }, Outcome::Rows(rows)) => {
-            let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(rows.clone()) }];
+            let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(Box::new(rows.clone())) }];
             mops.extend(rows.iter().map(|(k, v)| Mop::Read { key: k.clone(), value: Observed::Int(*v) }));
             mops
         }
         (Action::DeleteWhere { predicate }, Outcome::Rows(rows)) => {
-            let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(rows.clone()) }];
+            let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(Box::new(rows.clone())) }];
             mops.extend(rows.keys().map(|k| Mop::Delete { key: k.clone() }));
             mops
         }
         (Action::UpdateWhere { predicate, .. }, Outcome::Changed(changed)) => {
             let seen: Rows = changed.iter().map(|(k, old, _)| (k.clone(), *old)).collect();
             // `update ... set value = value + d where P` reads each matched row's value, then writes it.
-            let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(seen) }];
+            let mut mops = vec![Mop::PredicateRead { predicate: *predicate, rows: Some(Box::new(seen)) }];
             for (k, old, new) in changed {
                 mops.push(Mop::Read { key: k.clone(), value: Observed::Int(*old) });
                 mops.push(Mop::Write { key: k.clone(), value: *new, version: None });
@@ -319,7 +319,7 @@ fn record(
         };
         ops.push(Op::txn(e.kind, process, value).with_time(e.at).with_error(cause));
     }
-    let observer = vec![Mop::PredicateRead { predicate: Predicate::True, rows: Some(final_rows) }];
+    let observer = vec![Mop::PredicateRead { predicate: Predicate::True, rows: Some(Box::new(final_rows)) }];
     ops.push(
         Op::txn(OpType::Invoke, 0, vec![Mop::PredicateRead { predicate: Predicate::True, rows: None }]).with_time(end),
     );

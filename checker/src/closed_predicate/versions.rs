@@ -220,7 +220,7 @@ pub(crate) fn key_versions(
         touched.clear();
         for (i, mop) in txns.mops(t).iter().enumerate() {
             if let Mop::PredicateRead { rows: Some(rows), .. } = mop {
-                for (key, &value) in rows {
+                for (key, &value) in rows.iter() {
                     let Some(k) = items.id(key) else { continue };
                     if !touched.iter().any(|e| e.0 == k) {
                         touched.push((k, Some(Some(value)), None));

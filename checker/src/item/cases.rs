@@ -37,7 +37,7 @@ pub(crate) fn all(index: &ItemIndex<'_>, txns: &Txns<'_>) -> Cases {
             match (ItemOp::of(mop), mop) {
                 (Some(ItemOp::Read(Some(v))), _) => read_of(index, txns, t, index.key_of(t, i), v, mop, &mut cases),
                 (_, Mop::PredicateRead { rows: Some(rows), .. }) => {
-                    for (key, &v) in rows {
+                    for (key, &v) in rows.iter() {
                         let k = index.id(key).unwrap_or(NO_KEY);
                         read_of(index, txns, t, k, v, mop, &mut cases);
                     }
@@ -153,7 +153,7 @@ fn internal(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases)
                     push(cases, "internal", c);
                     return;
                 }
-                for (key, &v) in rows {
+                for (key, &v) in rows.iter() {
                     let Some(k) = index.id(key) else { continue };
                     match known.iter_mut().find(|s| s.key == k) {
                         Some(s) => *s = Known { key: k, value: Some(v), wrote: false },

@@ -362,7 +362,7 @@ impl Recipe {
                                 view.cells[j].filter(|&v| predicate.matches(v)).map(|v| (KEYS[j].into(), v))
                             })
                             .collect();
-                        Mop::PredicateRead { predicate, rows: Some(rows) }
+                        Mop::PredicateRead { predicate, rows: Some(Box::new(rows)) }
                     }
                     _ => Mop::Read { key: key(), value: view.cells[k].map_or(Observed::Nil, Observed::Int) },
                 };

@@ -98,7 +98,7 @@ impl<'h> SerialSearch<'h> {
             };
             for mop in mops {
                 match mop {
-                    Mop::PredicateRead { rows, .. } => rows.iter().flatten().for_each(|(k, _)| {
+                    Mop::PredicateRead { rows, .. } => rows.iter().flat_map(|rows| rows.iter()).for_each(|(k, _)| {
                         intern(k);
                     }),
                     other => {

@@ -217,7 +217,10 @@ pub fn delete(key: &str) -> Mop {
 
 /// `[rp predicate rows]`: a predicate read that returned these rows.
 pub fn rp(predicate: Predicate, rows: &[(&str, i64)]) -> Mop {
-    Mop::PredicateRead { predicate, rows: Some(rows.iter().map(|&(k, v)| (Key::from(k), v)).collect::<Rows>()) }
+    Mop::PredicateRead {
+        predicate,
+        rows: Some(Box::new(rows.iter().map(|&(k, v)| (Key::from(k), v)).collect::<Rows>())),
+    }
 }
 
 /// A history that begins with an `init` op installing `rows` (invoked and completed `ok` on a process
