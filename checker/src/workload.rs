@@ -82,7 +82,7 @@ pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
         .ops()
         .par_iter()
         .with_min_len(4096)
-        .all(|op| !op.is_client() || (op.f != Function::Init && op.mops().iter().all(register_or_nothing)));
+        .all(|op| !op.is_client() || (*op.f() != Function::Init && op.mops().iter().all(register_or_nothing)));
     let is_register = |m: &Mop| Family::of(m) == Some(Family::Register);
     if only_registers && history.transactions().take(64).any(|txn| mops(&txn).iter().any(is_register)) {
         return Ok(Workload::RwRegister);
