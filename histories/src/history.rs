@@ -112,7 +112,9 @@ impl History {
     /// completed: its `invoke` is the completion itself and its `invoked_after` is `None`.
     pub fn transactions(&self) -> impl Iterator<Item = Transaction<'_>> + '_ {
         self.ops.iter().enumerate().filter(|(_, op)| op.is_client()).filter_map(move |(i, op)| {
-            let invoked_after = match self.invoked_after.get(&(i as u32)) {
+            // Most histories leave no invocation in doubt: then there is nothing to look up.
+            let doubt = if self.invoked_after.is_empty() { None } else { self.invoked_after.get(&(i as u32)) };
+            let invoked_after = match doubt {
                 None => Some(i),
                 Some(&UNKNOWN) => None,
                 Some(&earliest) => Some(earliest as usize),
