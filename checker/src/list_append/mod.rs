@@ -14,17 +14,17 @@
 mod cases;
 mod elems;
 mod explain;
+mod flat;
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use histories::{Key, Mop, Observed, OpType};
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
 use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::{EdgeList, TxnId};
-use crate::key_ids::KeyIds;
-use crate::key_slots::KeySlots;
 use crate::kind::Kind;
 use crate::phase::Phase;
 use crate::result::Case;
@@ -102,6 +102,63 @@ struct Summary<'h> {
     first_duplicate: usize,
 }
 
+/// What one key's appends and longest read say: its elements, its version order, what the longest read
+/// says of its prefixes, and its rows' writers (the first `NO_TXN`, the initial state).
+struct KeyFacts<'h> {
+    elems: ElemMap,
+    versions: Vec<i64>,
+    summary: Summary<'h>,
+    row_writers: Vec<TxnId>,
+}
+
+impl<'h> KeyFacts<'h> {
+    /// The facts of a key from its appends (transaction, element), in transaction order, and its longest
+    /// committed read.
+    fn new(txns: &Txns<'h>, appends: &[(TxnId, i64)], longest: Option<ReadAt>) -> KeyFacts<'h> {
+        let mut elems = ElemMap::default();
+        // A transaction's appends to the key are consecutive here: the one before an append, if by the
+        // same transaction, is its previous append to the key, which is intermediate if it wrote it first.
+        let mut previous: Option<(TxnId, i64)> = None;
+        for &(t, value) in appends {
+            if let Some((p, e)) = previous
+                && p == t
+                && let Some(el) = elems.get_mut(e)
+                && el.writer == t
+            {
+                el.intermediate = true;
+            }
+            let elem = elems.entry(value);
+            if elem.writer == NO_TXN {
+                elem.writer = t;
+            }
+            previous = Some((t, value));
+        }
+        let list = longest.map_or(&[][..], |at| read_list(txns, at));
+        let mut versions = Vec::with_capacity(list.len());
+        for &e in list {
+            let elem = elems.entry(e);
+            // A duplicated element keeps its first position, as Elle's `distinct` does.
+            if elem.position == UNORDERED {
+                elem.position = versions.len() as u32;
+                versions.push(e);
+            }
+        }
+        let writer = |e: i64| elems.get(e).map(|el| el.writer).filter(|&w| w != NO_TXN);
+        let first_bad =
+            list.iter().position(|&e| writer(e).is_none_or(|w| txns.outcome(w) == OpType::Fail)).unwrap_or(usize::MAX);
+        let first_duplicate = if versions.len() == list.len() {
+            usize::MAX
+        } else {
+            let mut seen = rustc_hash::FxHashSet::default();
+            list.iter().position(|e| !seen.insert(*e)).unwrap_or(usize::MAX)
+        };
+        let mut row_writers = Vec::with_capacity(versions.len() + 1);
+        row_writers.push(NO_TXN);
+        row_writers.extend(versions.iter().map(|&e| writer(e).filter(|&w| txns.is_possible(w)).unwrap_or(NO_TXN)));
+        KeyFacts { elems, versions, summary: Summary { longest: list, first_bad, first_duplicate }, row_writers }
+    }
+}
+
 /// What the pass over one range of transactions found: each micro-op's bits and link, and the committed
 /// reads of versions in the order as (readers row, transaction), in transaction order.
 struct Resolved {
@@ -137,131 +194,70 @@ impl<'h> Index<'h> {
             readers: Vec::new(),
         };
         let phase = Phase::start();
-        index.intern_and_record_writes(txns)?;
-        phase.done("list-append keys and appends");
-        index.order_versions(txns);
-        phase.done("list-append version orders");
+        let flat = flat::flatten(txns)?;
+        phase.done("list-append micro-ops flattened");
+        index.learn_keys(txns, flat);
+        phase.done("list-append appends and version orders");
         let resolved = chunks::per_chunk(txns.len(), |ids| index.resolve(txns, ids));
         index.record_readers(resolved);
         phase.done("list-append reads and readers");
         Ok(index)
     }
 
-    fn intern_and_record_writes(&mut self, txns: &Txns<'h>) -> Result<(), CheckError> {
-        let mut ids = KeyIds::default();
-        // Per key, the length of its longest committed read so far.
-        let mut longest_len: Vec<usize> = Vec::new();
-        // Per key this transaction appended to, the last element it appended to it so far.
-        let mut last_append: KeySlots<Option<i64>> = KeySlots::default();
-        let total: usize = txns.ids().map(|t| txns.mops(t).len()).sum();
-        self.mop_keys.reserve_exact(total);
-        self.mop_bits.reserve_exact(total);
-        self.mop_elems.reserve_exact(total);
+    /// Takes the flattened micro-ops and learns, key by key on all cores, who appended each element first,
+    /// whether that writer appended to the key again afterwards, the version order, what the longest read
+    /// says of its prefixes, and the writer of each version. The appends are first sorted by key (a
+    /// counting sort, so each key's stay in transaction order), which keeps each key's elements in cache
+    /// while it is worked on.
+    fn learn_keys(&mut self, txns: &Txns<'h>, flat: flat::Flat<'h>) {
+        self.keys = flat.keys;
+        self.mop_start = flat.mop_start;
+        self.mop_keys = flat.mop_keys;
+        self.mop_bits = flat.mop_bits;
+        self.mop_elems = flat.mop_elems;
+        self.longest = flat.longest;
+        let key_count = self.keys.len();
+        let mut start = vec![0u32; key_count + 1];
+        for (&k, &b) in self.mop_keys.iter().zip(&self.mop_bits) {
+            if b & bits::APPEND != 0 {
+                start[k as usize + 1] += 1;
+            }
+        }
+        for k in 0..key_count {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut appends = vec![(NO_TXN, 0i64); start[key_count] as usize];
         for t in txns.ids() {
-            self.mop_start.push(self.mop_keys.len() as u32);
-            last_append.clear();
-            let committed = txns.outcome(t) == OpType::Ok;
-            for (i, mop) in txns.mops(t).iter().enumerate() {
-                let key = match mop {
-                    Mop::Append { key, .. } | Mop::Read { key, value: Observed::Nil | Observed::List(_) } => key,
-                    other => return Err(not_list_append(txns, t, other)),
-                };
-                let (k, new) = ids.intern(key);
-                if new {
-                    self.keys.push(key);
-                    self.elems.push(ElemMap::default());
-                    self.longest.push(None);
-                    longest_len.push(0);
-                }
-                self.mop_keys.push(k);
-                match mop {
-                    Mop::Append { value, .. } => {
-                        self.mop_bits.push(bits::APPEND);
-                        self.mop_elems.push(*value);
-                        let elems = &mut self.elems[k as usize];
-                        let previous = last_append.entry(k, || None).replace(*value);
-                        if let Some(previous) = previous
-                            && let Some(e) = elems.get_mut(previous)
-                            && e.writer == t
-                        {
-                            e.intermediate = true;
-                        }
-                        let elem = elems.entry(*value);
-                        if elem.writer == NO_TXN {
-                            elem.writer = t;
-                        }
-                    }
-                    Mop::Read { value: Observed::List(list), .. } => {
-                        match list.last() {
-                            Some(&last) => {
-                                self.mop_bits.push(bits::READ | bits::HAS_LAST);
-                                self.mop_elems.push(last);
-                            }
-                            None => {
-                                self.mop_bits.push(bits::READ);
-                                self.mop_elems.push(0);
-                            }
-                        }
-                        // The first of the longest committed reads is the key's version order.
-                        if committed && list.len() > longest_len[k as usize] {
-                            longest_len[k as usize] = list.len();
-                            self.longest[k as usize] = Some(ReadAt { txn: t, mop: i as u32 });
-                        }
-                    }
-                    _ => {
-                        self.mop_bits.push(bits::READ);
-                        self.mop_elems.push(0);
-                    }
+            for j in self.mops_of(t) {
+                if self.mop_bits[j] & bits::APPEND != 0 {
+                    let slot = &mut fill[self.mop_keys[j] as usize];
+                    appends[*slot as usize] = (t, self.mop_elems[j]);
+                    *slot += 1;
                 }
             }
         }
-        self.mop_start.push(self.mop_keys.len() as u32);
-        Ok(())
-    }
-
-    /// Each key's version order, what its longest read says of its prefixes, and the rows of the readers
-    /// table with the writer of each row's version.
-    fn order_versions(&mut self, txns: &Txns<'h>) {
-        self.versions = vec![Vec::new(); self.keys.len()];
-        for k in 0..self.keys.len() {
-            let Some(at) = self.longest[k] else { continue };
-            let list = read_list(txns, at);
-            let mut order = Vec::with_capacity(list.len());
-            for &e in list {
-                let elem = self.elems[k].entry(e);
-                // A duplicated element keeps its first position, as Elle's `distinct` does.
-                if elem.position == UNORDERED {
-                    elem.position = order.len() as u32;
-                    order.push(e);
-                }
-            }
-            self.versions[k] = order;
-        }
-        self.summaries = (0..self.keys.len()).map(|k| self.summary(txns, k as KeyId)).collect();
-        let mut base = 0u32;
-        self.version_base = Vec::with_capacity(self.keys.len());
-        self.row_writers = Vec::with_capacity(self.keys.len() + self.versions.iter().map(Vec::len).sum::<usize>());
-        for (k, order) in self.versions.iter().enumerate() {
-            self.version_base.push(base);
-            base += order.len() as u32 + 1;
-            self.row_writers.push(NO_TXN);
-            for &e in order {
-                self.row_writers.push(self.possible_writer(txns, k as KeyId, e).unwrap_or(NO_TXN));
-            }
-        }
-    }
-
-    fn summary(&self, txns: &Txns<'h>, k: KeyId) -> Summary<'h> {
-        let longest = self.longest[k as usize].map_or(&[][..], |at| read_list(txns, at));
-        let first_bad = longest
-            .iter()
-            .position(|&e| {
-                self.elem(k, e).is_none_or(|el| el.writer == NO_TXN || txns.outcome(el.writer) == OpType::Fail)
+        let facts: Vec<KeyFacts<'h>> = (0..key_count)
+            .into_par_iter()
+            .map(|k| {
+                let of_key = &appends[start[k] as usize..start[k + 1] as usize];
+                KeyFacts::new(txns, of_key, self.longest[k])
             })
-            .unwrap_or(usize::MAX);
-        let mut seen = rustc_hash::FxHashSet::default();
-        let first_duplicate = longest.iter().position(|e| !seen.insert(*e)).unwrap_or(usize::MAX);
-        Summary { longest, first_bad, first_duplicate }
+            .collect();
+        let mut base = 0u32;
+        self.version_base = Vec::with_capacity(key_count);
+        self.row_writers = Vec::with_capacity(key_count + facts.iter().map(|f| f.versions.len()).sum::<usize>());
+        self.elems = Vec::with_capacity(key_count);
+        self.versions = Vec::with_capacity(key_count);
+        self.summaries = Vec::with_capacity(key_count);
+        for f in facts {
+            self.version_base.push(base);
+            base += f.versions.len() as u32 + 1;
+            self.row_writers.extend_from_slice(&f.row_writers);
+            self.elems.push(f.elems);
+            self.versions.push(f.versions);
+            self.summaries.push(f.summary);
+        }
     }
 
     /// The one look at each micro-op of the transactions `ids` once the version orders are known: where an

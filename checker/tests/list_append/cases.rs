@@ -376,3 +376,55 @@ fn a_failed_transactions_read_is_not_an_observation() {
     assert_eq!(r.stats.edges, [("wr".to_string(), 1)].into_iter().collect());
     assert_eq!((r.stats.ok, r.stats.info, r.stats.fail), (2, 0, 1));
 }
+
+#[test]
+fn incompatible_order_is_found_in_a_read_with_the_longest_reads_length_and_last_element() {
+    // A read of the longest read's length that ends in its last element, but in another order, is not
+    // a prefix: no shortcut through the last element and the length may call it one.
+    let h = concurrent(&["ax1", "ax2", "ax3", "rx123", "rx213"]);
+    let r = check_default(&h);
+    assert_eq!(summary(&r), (Invalid, vec!["incompatible-order"], vec!["read-committed"]));
+    let case = only_case(&r, "incompatible-order");
+    assert_eq!(case.txns, vec![8, 9]);
+    assert_eq!(case.facts["values"], json!([[1, 2, 3], [2, 1, 3]]));
+}
+
+#[test]
+fn incompatible_order_near_miss_reads_equal_to_the_longest_are_compatible() {
+    let h = concurrent(&["ax1", "ax2", "ax3", "rx123", "rx123", "rx12"]);
+    assert_eq!(summary(&check_default(&h)), (Valid, vec![], vec![]));
+}
+
+/// Two transactions whose order on `x` decides whether they form a G1c cycle (T1 reads T2's append to
+/// `y`), an early committed read of `x`, filler on keys of their own past three of the checker's ranges,
+/// and last a late committed read of `x`.
+fn ordered_early_and_late(early: &str, late: &str) -> histories::History {
+    let mut txns = vec![ok(0, "ax1ry1"), ok(1, "ax2ay1"), ok(2, early)];
+    txns.extend((0..3 * 8192).map(|i| ok_mops(3, vec![append(&format!("k{i}"), 1)])));
+    txns.push(ok(4, late));
+    concurrent_of(txns)
+}
+
+/// The number of transactions of [`ordered_early_and_late`]: T1 is named by it, T2 by it plus one.
+const RANGES_APART: u64 = 3 + 3 * 8192 + 1;
+
+#[test]
+fn the_first_of_equally_long_reads_orders_a_key_though_they_are_ranges_apart() {
+    // The ranges are flattened on all cores; the longest read found first in transaction order must
+    // still be the version order, so x is 1 then 2 and T1 -ww-> T2 -wr-> T1.
+    let h = ordered_early_and_late("rx12", "rx21");
+    let (t1, t2) = (RANGES_APART, RANGES_APART + 1);
+    let r = check_anomalies(&h, &["G1"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G1c", "incompatible-order"], vec!["read-committed"]));
+    let cycle = only_cycle(&r, "G1c");
+    assert_eq!(cycle.cycle, vec![t1, t2]);
+    assert_eq!(steps(cycle), vec![(t1, "ww", "x".into(), t2), (t2, "wr", "y".into(), t1)]);
+    assert_eq!(only_case(&r, "incompatible-order").txns, vec![t1 + 2, 2 * RANGES_APART - 1]);
+}
+
+#[test]
+fn the_first_of_equally_long_reads_near_miss_a_longer_late_read_orders_the_key() {
+    // The early read is shorter, so the late one orders x: 2 then 1, and T2 precedes T1 both ways.
+    let h = ordered_early_and_late("rx2", "rx21");
+    assert_eq!(summary(&check_anomalies(&h, &["G1"])), (Valid, vec![], vec![]));
+}
