@@ -74,6 +74,19 @@ pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
     if only_lists {
         return Ok(Workload::ListAppend);
     }
+    // Likewise for a register history: every micro-op a register's or saying nothing, and one of those
+    // that describe a transaction a register's (usually the first transaction's: otherwise the walk below
+    // decides, as it would).
+    let register_or_nothing = |m: &Mop| matches!(Family::of(m), Some(Family::Register) | None);
+    let only_registers = history
+        .ops()
+        .par_iter()
+        .with_min_len(4096)
+        .all(|op| !op.is_client() || (op.f != Function::Init && op.mops().iter().all(register_or_nothing)));
+    let is_register = |m: &Mop| Family::of(m) == Some(Family::Register);
+    if only_registers && history.transactions().take(64).any(|txn| mops(&txn).iter().any(is_register)) {
+        return Ok(Workload::RwRegister);
+    }
     let mut seen = Seen::default();
     for txn in history.transactions() {
         let op = txn.completion.unwrap_or(txn.invoke);

@@ -141,3 +141,45 @@ fn a_history_copied_past_many_ranges_shows_each_copys_anomalies_exactly() {
     assert!(compared.iter().any(|n| n.starts_with("elle")), "{compared:?}");
     assert!(compared.iter().any(|n| n.starts_with("rw-register")), "{compared:?}");
 }
+
+/// A register history of `n` transactions, each writing a value of its own to a key of its own, with
+/// some transactions' micro-ops replaced.
+fn registers_with(n: usize, replaced: &[(usize, Mop)]) -> History {
+    let mut ops = Vec::with_capacity(2 * n);
+    for t in 0..n {
+        let mop = replaced.iter().find(|(at, _)| *at == t).map_or_else(
+            || Mop::Write { key: Key::Int(t as i64), value: t as i64, version: None },
+            |(_, mop)| mop.clone(),
+        );
+        let invoke = histories::Op::txn(histories::OpType::Invoke, 0, vec![mop.clone()]);
+        let ok = histories::Op::txn(histories::OpType::Ok, 0, vec![mop]);
+        for mut op in [invoke, ok] {
+            op.index = ops.len() as u64;
+            ops.push(op);
+        }
+    }
+    History::from_ops(ops).unwrap_or_else(|(at, problem)| panic!("a register history is well formed: {at:?} {problem}"))
+}
+
+#[test]
+fn of_several_faults_in_different_ranges_the_first_in_history_order_is_reported() {
+    let n = AT_LEAST;
+    let options = Options::new(&["serializable".to_string()], &[])
+        .expect("a model")
+        .with_workload(Some(checker::Workload::RwRegister));
+    let message = |replaced: &[(usize, Mop)]| match check(&registers_with(n, replaced), &options) {
+        Ok(result) => panic!("a faulty history was checked: {:?}", result.valid),
+        Err(e) => e.to_string(),
+    };
+    // Appends and list reads of keys of their own, which only the register workload refuses.
+    let append = |t: usize| (t, Mop::Append { key: Key::Int(1_000_000 + t as i64), value: 1 });
+    let late = message(&[append(24_000)]);
+    assert!(late.contains("[append 1024000 1] is a list-append micro-op"), "{late}");
+    // Faults in three ranges, given out of order: the earliest is named.
+    let first = message(&[append(24_000), append(3_000), append(17_000)]);
+    assert!(first.contains("[append 1003000 1] is a list-append micro-op"), "{first}");
+    // A list read in the range before an append: the read.
+    let read = (9_000, Mop::Read { key: Key::Int(2_000_000), value: histories::Observed::List(vec![1]) });
+    let second = message(&[append(17_000), read]);
+    assert!(second.contains("[r 2000000 [1]] is a list-append micro-op"), "{second}");
+}

@@ -13,11 +13,13 @@
 
 use std::collections::BTreeMap;
 
+use std::ops::Range;
+
 use histories::{Key, Mop, OpType, Predicate, Rows};
-use rustc_hash::FxHashMap;
 use serde_json::json;
 
 use super::{ItemIndex, ItemOp, KeyId, NO_KEY, value_text};
+use crate::chunks;
 use crate::explain::{case, facts, mop_json};
 use crate::graph::TxnId;
 use crate::result::Case;
@@ -31,8 +33,22 @@ pub(crate) fn push(cases: &mut Cases, name: &'static str, c: Case) {
 
 /// Every item-read anomaly of the history.
 pub(crate) fn all(index: &ItemIndex<'_>, txns: &Txns<'_>) -> Cases {
+    // The transactions' reads are independent: the cores take ranges of them, and the cases come back in
+    // transaction order.
     let mut cases = Cases::new();
-    for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
+    for found in chunks::per_chunk(txns.len(), |ids| of_reads(index, txns, ids)) {
+        for (name, mut list) in found {
+            cases.entry(name).or_default().append(&mut list);
+        }
+    }
+    lost_updates(index, txns, &mut cases);
+    cases
+}
+
+/// The anomalies of the reads of the committed transactions among `ids`.
+fn of_reads(index: &ItemIndex<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> Cases {
+    let mut cases = Cases::new();
+    for t in ids.filter(|&t| txns.outcome(t) == OpType::Ok) {
         for (i, mop) in txns.mops(t).iter().enumerate() {
             match (ItemOp::of(mop), mop) {
                 (Some(ItemOp::Read(Some(v))), _) => read_of(index, txns, t, index.key_of(t, i), v, mop, &mut cases),
@@ -47,12 +63,17 @@ pub(crate) fn all(index: &ItemIndex<'_>, txns: &Txns<'_>) -> Cases {
         }
         internal(index, txns, t, &mut cases);
     }
-    lost_updates(index, txns, &mut cases);
     cases
 }
 
 /// `garbage-read`, `G1a` and `G1b` for one committed read of `value` at key `k`.
 fn read_of(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, k: KeyId, value: i64, mop: &Mop, cases: &mut Cases) {
+    let written = index.written(k, value);
+    match written {
+        Some(w) if txns.outcome(w.writer) != OpType::Fail && !(w.intermediate && w.writer != t) => return,
+        _ => {}
+    }
+    // Most reads are of committed writes: what names the case is put together only for an anomaly.
     let key = index.key(k);
     let me = txns.name(t);
     let through = match mop {
@@ -60,7 +81,7 @@ fn read_of(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, k: KeyId, value: i6
         _ => String::new(),
     };
     let the_facts = || facts([("mop", mop_json(mop)), ("value", json!(value))]);
-    match index.written(k, value) {
+    match written {
         None => {
             let text = format!("{me} read key {key} = {value}{through}, but no operation wrote {value} to key {key}");
             push(cases, "garbage-read", case(txns, &[t], Some(key), the_facts(), text));
@@ -205,38 +226,29 @@ fn predicate_internal(
 /// one version of a key that may be both unborn (no `init` row) and deleted: one transaction may have
 /// read it before the delete and another after, so such reads are left out.
 fn lost_updates(index: &ItemIndex<'_>, txns: &Txns<'_>, cases: &mut Cases) {
+    // Keys some `init` row gives a value, and keys some transaction deletes.
+    let marked = chunks::per_chunk(txns.len(), |ids| initial_and_deleted(index, txns, ids));
     let mut initial = vec![false; index.key_count()];
     let mut deleted = vec![false; index.key_count()];
-    for t in txns.ids().filter(|&t| txns.is_possible(t)) {
-        for key in txns.init_rows(t).into_iter().flat_map(|rows| rows.keys()) {
-            if let Some(k) = index.id(key) {
-                initial[k as usize] = true;
-            }
+    for (inits, deletes) in marked {
+        for k in inits {
+            initial[k as usize] = true;
         }
-        for mop in txns.mops(t) {
-            if let Mop::Delete { key } = mop
-                && let Some(k) = index.id(key)
-            {
-                deleted[k as usize] = true;
-            }
+        for k in deletes {
+            deleted[k as usize] = true;
         }
     }
-    let mut groups: FxHashMap<(KeyId, Option<i64>), Vec<TxnId>> = FxHashMap::default();
-    let mut ext = Vec::new();
-    for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
-        index.externals(txns, t, &mut ext);
-        for e in &ext {
-            let nil_is_ambiguous = deleted[e.key as usize] && !initial[e.key as usize];
-            if let (Some(read), Some(_)) = (e.read, e.write)
-                && !(read.is_none() && nil_is_ambiguous)
-            {
-                groups.entry((e.key, read)).or_default().push(t);
-            }
-        }
-    }
-    let mut found: Vec<_> = groups.into_iter().filter(|(_, ts)| ts.len() > 1).collect();
-    found.sort_unstable_by_key(|((k, _), ts)| (*k, ts[0]));
-    for ((k, value), ids) in found {
+    // Every (key, version read, transaction) of a committed read-then-write, in transaction order; a stable
+    // sort groups the versions and keeps each group in transaction order.
+    let mut updates: Vec<Update> =
+        chunks::per_chunk(txns.len(), |ids| read_then_wrote(index, txns, ids, &initial, &deleted)).concat();
+    updates.sort_by_key(|&(k, read, _)| (k, read));
+    let mut found: Vec<&[Update]> =
+        updates.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).filter(|group| group.len() > 1).collect();
+    found.sort_unstable_by_key(|group| (group[0].0, group[0].2));
+    for group in found {
+        let (k, value, _) = group[0];
+        let ids: Vec<TxnId> = group.iter().map(|&(_, _, t)| t).collect();
         let key: &Key = index.key(k);
         let names: Vec<String> = ids.iter().map(|&t| txns.name(t)).collect();
         let text = format!(
@@ -247,4 +259,51 @@ fn lost_updates(index: &ItemIndex<'_>, txns: &Txns<'_>, cases: &mut Cases) {
         );
         push(cases, "lost-update", case(txns, &ids, Some(key), facts([("value", json!(value))]), text));
     }
+}
+
+/// The keys an `init` op among `ids` gives a row, and the keys a transaction among them deletes (of
+/// committed and indeterminate transactions).
+fn initial_and_deleted(index: &ItemIndex<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> (Vec<KeyId>, Vec<KeyId>) {
+    let (mut initial, mut deleted) = (Vec::new(), Vec::new());
+    for t in ids.filter(|&t| txns.is_possible(t)) {
+        initial.extend(txns.init_rows(t).into_iter().flat_map(|rows| rows.keys()).filter_map(|key| index.id(key)));
+        for mop in txns.mops(t) {
+            if let Mop::Delete { key } = mop
+                && let Some(k) = index.id(key)
+            {
+                deleted.push(k);
+            }
+        }
+    }
+    (initial, deleted)
+}
+
+/// A committed transaction's external read of a key followed by a write of it: the key, the version
+/// read, and the transaction.
+type Update = (KeyId, Option<i64>, TxnId);
+
+/// For each committed transaction among `ids` and each key whose external read it followed by a write:
+/// the key, the version read and the transaction. A read of `nil` is left out where `nil` is ambiguous
+/// (the key may be both unborn and deleted).
+fn read_then_wrote(
+    index: &ItemIndex<'_>,
+    txns: &Txns<'_>,
+    ids: Range<TxnId>,
+    initial: &[bool],
+    deleted: &[bool],
+) -> Vec<Update> {
+    let mut updates = Vec::new();
+    let mut ext = Vec::new();
+    for t in ids.filter(|&t| txns.outcome(t) == OpType::Ok) {
+        index.externals(txns, t, &mut ext);
+        for e in &ext {
+            let nil_is_ambiguous = deleted[e.key as usize] && !initial[e.key as usize];
+            if let (Some(read), Some(_)) = (e.read, e.write)
+                && !(read.is_none() && nil_is_ambiguous)
+            {
+                updates.push((e.key, read, t));
+            }
+        }
+    }
+    updates
 }

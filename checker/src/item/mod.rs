@@ -9,9 +9,16 @@
 
 pub(crate) mod cases;
 
+use std::ops::Range;
+
 use histories::{Key, Mop, Observed};
+use rayon::iter::{
+    IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
+    ParallelIterator,
+};
 use rustc_hash::FxHashMap;
 
+use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::TxnId;
 use crate::key_ids::KeyIds;
@@ -89,83 +96,64 @@ pub(crate) struct ItemIndex<'h> {
 
 impl<'h> ItemIndex<'h> {
     /// Indexes the transactions, refusing micro-ops the workload does not have (`workload` is
-    /// rw-register or closed-predicate) and a value written to one key twice.
+    /// rw-register or closed-predicate) and a value written to one key twice: of several such faults, the
+    /// first in history order.
+    ///
+    /// The cores take ranges of transactions, each naming its keys in order of first appearance; the
+    /// ranges' keys, joined in order, get their ids as one walk would give them; then the cores take keys,
+    /// each recording its writers in transaction order.
     pub(crate) fn new(txns: &Txns<'h>, workload: Workload) -> Result<ItemIndex<'h>, CheckError> {
-        let mut index = ItemIndex {
-            keys: Vec::new(),
-            ids: KeyIds::default(),
-            mop_keys: Vec::new(),
-            mop_start: Vec::with_capacity(txns.len() + 1),
-            written: Vec::new(),
-        };
-        let mut last_write: KeySlots<Option<Option<i64>>> = KeySlots::default();
-        for t in txns.ids() {
-            index.mop_start.push(index.mop_keys.len() as u32);
-            if let Some(rows) = txns.init_rows(t) {
-                for (key, &value) in rows {
-                    let k = index.intern(key);
-                    index.record_write(txns, t, k, value)?;
-                }
-            }
-            last_write.clear();
-            for mop in txns.mops(t) {
-                refuse_foreign(txns, t, mop, workload)?;
-                let k = match mop {
-                    Mop::PredicateRead { rows, .. } => {
-                        for key in rows.iter().flat_map(|r| r.keys()) {
-                            index.intern(key);
+        let mut scans = chunks::per_chunk(txns.len(), |ids| RangeScan::new(txns, ids, workload));
+        let mut ids = KeyIds::default();
+        let mut keys: Vec<&'h Key> = Vec::new();
+        let globals: Vec<Vec<KeyId>> = scans
+            .iter()
+            .map(|scan| {
+                scan.keys
+                    .iter()
+                    .map(|&key| {
+                        let (k, new) = ids.intern(key);
+                        if new {
+                            keys.push(key);
                         }
-                        NO_KEY
-                    }
-                    other => match other.key() {
-                        Some(key) => index.intern(key),
-                        None => NO_KEY,
-                    },
-                };
-                index.mop_keys.push(k);
-                let Some(ItemOp::Write(value)) = ItemOp::of(mop) else { continue };
-                // The value this transaction last wrote to the key (`Some(None)`: it deleted it).
-                let previous = last_write.entry(k, || None).replace(value);
-                if let Some(Some(p)) = previous
-                    && let Some(w) = index.written[k as usize].get_mut(&p)
-                    && w.writer == t
-                {
-                    w.intermediate = true;
-                }
-                if let Some(v) = value {
-                    index.record_write(txns, t, k, v)?;
-                }
+                        k
+                    })
+                    .collect()
+            })
+            .collect();
+        scans.par_iter_mut().zip(globals.par_iter()).for_each(|(scan, global)| scan.rename(global));
+        let mut mop_keys = Vec::with_capacity(scans.iter().map(|s| s.mop_keys.len()).sum());
+        let mut mop_start = Vec::with_capacity(txns.len() + 1);
+        let mut first: Option<Fault> = None;
+        for scan in &mut scans {
+            let base = mop_keys.len() as u32;
+            mop_start.extend(scan.mop_start.iter().map(|&s| base + s));
+            mop_keys.append(&mut scan.mop_keys);
+            if first.is_none() {
+                first = scan.refused.take();
             }
         }
-        index.mop_start.push(index.mop_keys.len() as u32);
-        Ok(index)
-    }
-
-    fn intern(&mut self, key: &'h Key) -> KeyId {
-        let (k, new) = self.ids.intern(key);
-        if new {
-            self.keys.push(key);
-            self.written.push(FxHashMap::default());
+        mop_start.push(mop_keys.len() as u32);
+        let writes = WritesByKey::new(keys.len(), &scans);
+        drop(scans);
+        let per_key: Vec<(FxHashMap<i64, Written>, Option<Fault>)> = (0..keys.len())
+            .into_par_iter()
+            .with_min_len(256)
+            .map(|k| writers(txns, &keys, k as KeyId, writes.of(k)))
+            .collect();
+        let mut written = Vec::with_capacity(keys.len());
+        for (map, fault) in per_key {
+            written.push(map);
+            if let Some(f) = fault
+                && first.as_ref().is_none_or(|g| (f.txn, f.position) < (g.txn, g.position))
+            {
+                first = Some(f);
+            }
         }
-        k
-    }
-
-    fn record_write(&mut self, txns: &Txns<'h>, t: TxnId, k: KeyId, value: i64) -> Result<(), CheckError> {
-        let slot = self.written[k as usize].entry(value).or_insert(Written { writer: t, intermediate: false });
-        if slot.writer != t {
-            let key = self.keys[k as usize];
-            return Err(CheckError::Workload {
-                at: txns.op(t).at,
-                message: format!(
-                    "{} writes {value} to key {key}, but {} (line {}) wrote it too: each value must be written to a key \
-                     at most once, or versions cannot be told apart",
-                    txns.name(t),
-                    txns.name(slot.writer),
-                    txns.op(slot.writer).at.line
-                ),
-            });
+        if let Some(fault) = first {
+            return Err(fault.error);
         }
-        Ok(())
+        Ok(ItemIndex { keys, ids, mop_keys, mop_start, written })
     }
 
     /// The number of keys.
@@ -220,6 +208,172 @@ impl<'h> ItemIndex<'h> {
             }
         }
     }
+}
+
+/// A fault of the history found in some part of it, with where it is: the transaction, and the position
+/// among its `init` rows and then its micro-ops. Of several, the first in history order is reported.
+struct Fault {
+    txn: TxnId,
+    position: u32,
+    error: CheckError,
+}
+
+/// One write of a value to a key: by which transaction, where in it (as [`Fault`] counts), and whether
+/// the transaction wrote the key again afterwards.
+#[derive(Debug, Clone, Copy)]
+struct KeyWrite {
+    key: KeyId,
+    value: i64,
+    txn: TxnId,
+    position: u32,
+    intermediate: bool,
+}
+
+/// What one range of transactions says, its keys numbered in order of first appearance within the
+/// range until [`RangeScan::rename`] gives them their ids.
+struct RangeScan<'h> {
+    keys: Vec<&'h Key>,
+    mop_keys: Vec<KeyId>,
+    /// Where each transaction's micro-ops begin in `mop_keys`.
+    mop_start: Vec<u32>,
+    writes: Vec<KeyWrite>,
+    /// The range's first micro-op the workload does not have; the range is scanned no further.
+    refused: Option<Fault>,
+}
+
+impl<'h> RangeScan<'h> {
+    fn new(txns: &Txns<'h>, ids: Range<TxnId>, workload: Workload) -> RangeScan<'h> {
+        let mut scan = RangeScan {
+            keys: Vec::new(),
+            mop_keys: Vec::new(),
+            mop_start: Vec::new(),
+            writes: Vec::new(),
+            refused: None,
+        };
+        let mut local = KeyIds::default();
+        let mut intern = |keys: &mut Vec<&'h Key>, key: &'h Key| {
+            let (k, new) = local.intern(key);
+            if new {
+                keys.push(key);
+            }
+            k
+        };
+        // Per key this transaction wrote: the entry in `writes` of its last write, `None` for a delete.
+        let mut last_write: KeySlots<Option<Option<usize>>> = KeySlots::default();
+        for t in ids {
+            scan.mop_start.push(scan.mop_keys.len() as u32);
+            if scan.refused.is_some() {
+                continue;
+            }
+            let mut position = 0u32;
+            if let Some(rows) = txns.init_rows(t) {
+                for (key, &value) in rows {
+                    let k = intern(&mut scan.keys, key);
+                    scan.writes.push(KeyWrite { key: k, value, txn: t, position, intermediate: false });
+                    position += 1;
+                }
+            }
+            last_write.clear();
+            for mop in txns.mops(t) {
+                if let Err(error) = refuse_foreign(txns, t, mop, workload) {
+                    scan.refused = Some(Fault { txn: t, position, error });
+                    break;
+                }
+                let k = match mop {
+                    Mop::PredicateRead { rows, .. } => {
+                        for key in rows.iter().flat_map(|r| r.keys()) {
+                            intern(&mut scan.keys, key);
+                        }
+                        NO_KEY
+                    }
+                    other => match other.key() {
+                        Some(key) => intern(&mut scan.keys, key),
+                        None => NO_KEY,
+                    },
+                };
+                scan.mop_keys.push(k);
+                if let Some(ItemOp::Write(value)) = ItemOp::of(mop) {
+                    let entry = value.map(|_| scan.writes.len());
+                    if let Some(Some(before)) = last_write.entry(k, || None).replace(entry) {
+                        scan.writes[before].intermediate = true;
+                    }
+                    if let Some(value) = value {
+                        scan.writes.push(KeyWrite { key: k, value, txn: t, position, intermediate: false });
+                    }
+                }
+                position += 1;
+            }
+        }
+        scan
+    }
+
+    /// Gives the range's keys their ids: `global[local id]`.
+    fn rename(&mut self, global: &[KeyId]) {
+        for k in self.mop_keys.iter_mut().filter(|k| **k != NO_KEY) {
+            *k = global[*k as usize];
+        }
+        for w in &mut self.writes {
+            w.key = global[w.key as usize];
+        }
+    }
+}
+
+/// Every write, by key: each key's in history order (a counting sort of the ranges' writes).
+struct WritesByKey {
+    start: Vec<u32>,
+    writes: Vec<KeyWrite>,
+}
+
+impl WritesByKey {
+    fn new(key_count: usize, scans: &[RangeScan<'_>]) -> WritesByKey {
+        let all = || scans.iter().flat_map(|s| s.writes.iter());
+        let mut start = vec![0u32; key_count + 1];
+        for w in all() {
+            start[w.key as usize + 1] += 1;
+        }
+        for k in 0..key_count {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let blank = KeyWrite { key: NO_KEY, value: 0, txn: NO_TXN, position: 0, intermediate: false };
+        let mut writes = vec![blank; start[key_count] as usize];
+        for w in all() {
+            let at = &mut fill[w.key as usize];
+            writes[*at as usize] = *w;
+            *at += 1;
+        }
+        WritesByKey { start, writes }
+    }
+
+    fn of(&self, k: usize) -> &[KeyWrite] {
+        &self.writes[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+}
+
+/// Key `k`'s writers, from its writes in history order, and the first write of a value another
+/// transaction had already written to it.
+fn writers(txns: &Txns<'_>, keys: &[&Key], k: KeyId, writes: &[KeyWrite]) -> (FxHashMap<i64, Written>, Option<Fault>) {
+    let mut map: FxHashMap<i64, Written> = FxHashMap::default();
+    for w in writes {
+        let slot = map.entry(w.value).or_insert(Written { writer: w.txn, intermediate: false });
+        if slot.writer != w.txn {
+            let key = keys[k as usize];
+            let error = CheckError::Workload {
+                at: txns.op(w.txn).at,
+                message: format!(
+                    "{} writes {} to key {key}, but {} (line {}) wrote it too: each value must be written to a key \
+                     at most once, or versions cannot be told apart",
+                    txns.name(w.txn),
+                    w.value,
+                    txns.name(slot.writer),
+                    txns.op(slot.writer).at.line
+                ),
+            };
+            return (map, Some(Fault { txn: w.txn, position: w.position, error }));
+        }
+        slot.intermediate |= w.intermediate;
+    }
+    (map, None)
 }
 
 /// Refuses a micro-op the workload does not have.

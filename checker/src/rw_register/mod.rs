@@ -19,10 +19,12 @@ pub(crate) mod versions;
 mod write_versions;
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use histories::OpType;
 use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
 
+use crate::chunks;
 use crate::error::CheckError;
 use crate::explain::case;
 use crate::graph::{EdgeList, TxnId};
@@ -60,21 +62,18 @@ impl<'h> Index<'h> {
         let phase = Phase::start();
         let items = ItemIndex::new(txns, Workload::RwRegister)?;
         phase.done("rw-register items");
-        let mut ext = Vec::new();
+        // Each transaction's externals are its own: the cores take ranges of transactions, and the
+        // pieces are joined in transaction order.
+        let pieces = chunks::per_chunk(txns.len(), |ids| externals_of(txns, &items, ids));
+        let mut ext = Vec::with_capacity(pieces.iter().map(|(e, _)| e.len()).sum());
         let mut ext_start = Vec::with_capacity(txns.len() + 1);
-        let mut scratch = Vec::new();
-        for t in txns.ids() {
-            ext_start.push(ext.len() as u32);
-            let outcome = txns.outcome(t);
-            if outcome == OpType::Fail {
-                continue;
+        for (piece, counts) in pieces {
+            let mut at = ext.len() as u32;
+            for count in counts {
+                ext_start.push(at);
+                at += count;
             }
-            items.externals(txns, t, &mut scratch);
-            for e in &scratch {
-                // An indeterminate transaction's reads are not observations: it may never have committed.
-                let read = if outcome == OpType::Info { None } else { e.read };
-                ext.push(Ext { read, ..*e });
-            }
+            ext.extend(piece);
         }
         ext_start.push(ext.len() as u32);
         let per_txn: Vec<&[Ext]> =
@@ -209,6 +208,29 @@ impl<'h> Index<'h> {
         }
         spots
     }
+}
+
+/// The externals of the transactions `ids`, flattened, and how many each transaction has: none for a
+/// failed one, and an indeterminate one's reads left out.
+fn externals_of(txns: &Txns<'_>, items: &ItemIndex<'_>, ids: Range<TxnId>) -> (Vec<Ext>, Vec<u32>) {
+    let mut ext = Vec::new();
+    let mut counts = Vec::with_capacity(ids.len());
+    let mut scratch = Vec::new();
+    for t in ids {
+        let outcome = txns.outcome(t);
+        if outcome == OpType::Fail {
+            counts.push(0);
+            continue;
+        }
+        items.externals(txns, t, &mut scratch);
+        counts.push(scratch.len() as u32);
+        for e in &scratch {
+            // An indeterminate transaction's reads are not observations: it may never have committed.
+            let read = if outcome == OpType::Info { None } else { e.read };
+            ext.push(Ext { read, ..*e });
+        }
+    }
+    (ext, counts)
 }
 
 /// The `wr`, `ww` and `rw` edges one key's versions give.

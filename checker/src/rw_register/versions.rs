@@ -20,7 +20,10 @@
 //! behind it, so every inferred order can be explained.
 
 use histories::{Key, Mop, OpType, Process};
-use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
+use rayon::iter::{
+    IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
+    ParallelIterator,
+};
 use rustc_hash::FxHashMap;
 
 use super::write_versions::WriteVersions;
@@ -210,30 +213,11 @@ pub(crate) fn infer(
     order: &CommitOrder,
     numbers: &WriteVersions,
 ) -> (Vec<Versions>, Vec<CyclicVersions>) {
-    let mut versions: Vec<Versions> = (0..key_count).map(|_| Versions::new()).collect();
-    // Each transaction's touches, aligned with its externals.
-    let mut touches: Vec<Vec<(KeyId, Touch)>> = Vec::with_capacity(ext.len());
-    for (t, exts) in ext.iter().enumerate() {
-        let t = t as TxnId;
-        let mut mine = Vec::with_capacity(exts.len());
-        for e in exts.iter() {
-            let kv = &mut versions[e.key as usize];
-            let read = e.read.map(|v| kv.node(v));
-            let write = e.write.map(|v| kv.node(v));
-            if let Some(r) = read {
-                kv.readers[r as usize].push(t);
-            }
-            if let Some(w) = write
-                && kv.ext_writer[w as usize] == NO_TXN
-            {
-                kv.ext_writer[w as usize] = t;
-            }
-            if let (Some(first), Some(last)) = (read.or(write), write.or(read)) {
-                mine.push((e.key, Touch { txn: t, first, last }));
-            }
-        }
-        touches.push(mine);
-    }
+    // Each key's versions are its own, so the keys are shared out among the cores, each walking its
+    // externals in transaction order.
+    let by_key = ByKey::new(key_count, ext);
+    let (mut versions, touches): (Vec<Versions>, Vec<Vec<Touch>>) =
+        (0..key_count).into_par_iter().with_min_len(256).map(|k| key_versions(by_key.of(k))).unzip();
     let mut sources: Vec<&'static str> = Vec::new();
     let mut cyclic = Vec::new();
     // Each key takes a source's edges on its own, so the keys are shared out among the cores; the cycles
@@ -276,75 +260,153 @@ pub(crate) fn infer(
         apply("write-version", numbered, &mut versions);
     }
     if inference.wfr_keys {
-        let mut candidates = vec![Vec::new(); key_count];
-        for (t, exts) in ext.iter().enumerate() {
-            if txns.outcome(t as TxnId) != OpType::Ok {
-                continue;
-            }
-            for e in exts.iter() {
-                if let (Some(Some(r)), Some(w)) = (e.read, e.write) {
-                    let kv = &versions[e.key as usize];
-                    let (Some(r), Some(w)) = (kv.id(Some(r)), kv.id(w)) else { continue };
-                    if r != w {
-                        candidates[e.key as usize].push((r, w, Source::WfrKeys(t as TxnId)));
+        let candidates = (0..key_count)
+            .into_par_iter()
+            .with_min_len(256)
+            .map(|k| {
+                let kv = &versions[k];
+                let mut candidates = Vec::new();
+                for e in by_key.of(k) {
+                    let t = e.txn;
+                    if txns.outcome(t) != OpType::Ok {
+                        continue;
+                    }
+                    if let (Some(Some(r)), Some(w)) = (e.read, e.write) {
+                        let (Some(r), Some(w)) = (kv.id(Some(r)), kv.id(w)) else { continue };
+                        if r != w {
+                            candidates.push((r, w, Source::WfrKeys(t)));
+                        }
                     }
                 }
-            }
-        }
+                candidates
+            })
+            .collect();
         apply("wfr-keys", candidates, &mut versions);
     }
     if inference.sequential_keys {
-        apply("sequential-keys", sequential(txns, key_count, &touches), &mut versions);
+        apply("sequential-keys", sequential(txns, &touches), &mut versions);
     }
     if inference.linearizable_keys {
-        apply("linearizable-keys", linearizable(txns, key_count, &touches), &mut versions);
+        apply("linearizable-keys", linearizable(txns, &touches), &mut versions);
     }
     (versions, cyclic)
 }
 
-/// Version edges along each process's committed transactions.
-fn sequential(txns: &Txns<'_>, key_count: usize, touches: &[Vec<(KeyId, Touch)>]) -> Vec<Vec<VersionEdge>> {
-    let mut committed: Vec<(usize, TxnId)> = txns
-        .ids()
-        .filter(|&t| txns.outcome(t) == OpType::Ok)
-        .filter_map(|t| txns.completion_position(t).map(|c| (c, t)))
-        .collect();
-    committed.sort_unstable();
-    let mut last: FxHashMap<(Process, KeyId), Touch> = FxHashMap::default();
-    let mut candidates = vec![Vec::new(); key_count];
-    for (_, b) in committed {
-        let process = txns.invoke(b).process;
-        for &(k, touch) in &touches[b as usize] {
-            if let Some(before) = last.insert((process, k), touch)
-                && before.last != touch.first
-            {
-                candidates[k as usize].push((before.last, touch.first, Source::SequentialKeys(before.txn, b)));
+/// Every external read and write, by key: each key's in transaction order, copied out of the
+/// transactions so that one key's walk reads one stretch of memory.
+struct ByKey {
+    start: Vec<u32>,
+    entries: Vec<KeyExt>,
+}
+
+/// One transaction's external read and write of a key, as [`Ext`] without the key and the number.
+#[derive(Debug, Clone, Copy)]
+struct KeyExt {
+    txn: TxnId,
+    read: Option<Option<i64>>,
+    write: Option<Option<i64>>,
+}
+
+impl ByKey {
+    /// Buckets the externals by key (a counting sort, which keeps transaction order within a key).
+    fn new(key_count: usize, ext: &[&[Ext]]) -> ByKey {
+        let mut start = vec![0u32; key_count + 1];
+        for e in ext.iter().flat_map(|exts| exts.iter()) {
+            start[e.key as usize + 1] += 1;
+        }
+        for k in 0..key_count {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut entries = vec![KeyExt { txn: NO_TXN, read: None, write: None }; start[key_count] as usize];
+        for (t, exts) in ext.iter().enumerate() {
+            for e in exts.iter() {
+                let at = &mut fill[e.key as usize];
+                entries[*at as usize] = KeyExt { txn: t as TxnId, read: e.read, write: e.write };
+                *at += 1;
             }
         }
+        ByKey { start, entries }
     }
-    candidates
+
+    /// Key `k`'s externals, in transaction order.
+    fn of(&self, k: usize) -> &[KeyExt] {
+        &self.entries[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+}
+
+/// One key's versions, from its externals (in transaction order), and what each transaction
+/// that touched it found first and left last.
+fn key_versions(entries: &[KeyExt]) -> (Versions, Vec<Touch>) {
+    let mut kv = Versions::new();
+    let mut touches = Vec::with_capacity(entries.len());
+    for e in entries {
+        let t = e.txn;
+        let read = e.read.map(|v| kv.node(v));
+        let write = e.write.map(|v| kv.node(v));
+        if let Some(r) = read {
+            kv.readers[r as usize].push(t);
+        }
+        if let Some(w) = write
+            && kv.ext_writer[w as usize] == NO_TXN
+        {
+            kv.ext_writer[w as usize] = t;
+        }
+        if let (Some(first), Some(last)) = (read.or(write), write.or(read)) {
+            touches.push(Touch { txn: t, first, last });
+        }
+    }
+    (kv, touches)
+}
+
+/// Version edges along each process's committed transactions: per key, from the touches of its
+/// committed transactions in completion order.
+fn sequential(txns: &Txns<'_>, touches: &[Vec<Touch>]) -> Vec<Vec<VersionEdge>> {
+    touches
+        .par_iter()
+        .with_min_len(256)
+        .map(|mine| {
+            let mut committed: Vec<(usize, Touch)> = mine
+                .iter()
+                .filter(|touch| txns.outcome(touch.txn) == OpType::Ok)
+                .filter_map(|&touch| txns.completion_position(touch.txn).map(|c| (c, touch)))
+                .collect();
+            committed.sort_unstable_by_key(|&(c, touch)| (c, touch.txn));
+            let mut last: FxHashMap<Process, Touch> = FxHashMap::default();
+            let mut candidates = Vec::new();
+            for (_, touch) in committed {
+                let b = touch.txn;
+                if let Some(before) = last.insert(txns.invoke(b).process, touch)
+                    && before.last != touch.first
+                {
+                    candidates.push((before.last, touch.first, Source::SequentialKeys(before.txn, b)));
+                }
+            }
+            candidates
+        })
+        .collect()
 }
 
 /// Version edges along real-time order: from each committed transaction `a` to each `b` touching the key
 /// that was invoked after `a` completed, with no committed transaction touching the key completed in
 /// between.
-fn linearizable(txns: &Txns<'_>, key_count: usize, touches: &[Vec<(KeyId, Touch)>]) -> Vec<Vec<VersionEdge>> {
-    // Per key: (invoked, completed if committed, touch), sorted by invocation.
-    let mut by_key: Vec<Vec<(usize, usize, Touch)>> = vec![Vec::new(); key_count];
-    for (t, mine) in touches.iter().enumerate() {
-        let t = t as TxnId;
-        let completed = match txns.outcome(t) {
-            OpType::Ok => txns.completion_position(t).unwrap_or(usize::MAX),
-            _ => usize::MAX,
-        };
-        for &(k, touch) in mine {
-            by_key[k as usize].push((txns.invoke_position(t), completed, touch));
-        }
-    }
-    by_key
-        .into_par_iter()
+fn linearizable(txns: &Txns<'_>, touches: &[Vec<Touch>]) -> Vec<Vec<VersionEdge>> {
+    touches
+        .par_iter()
         .with_min_len(256)
-        .map(|mut items| {
+        .map(|mine| {
+            // (invoked, completed if committed, touch), in transaction order before sorting.
+            let mut items: Vec<(usize, usize, Touch)> = mine
+                .iter()
+                .map(|&touch| {
+                    let t = touch.txn;
+                    let completed = match txns.outcome(t) {
+                        OpType::Ok => txns.completion_position(t).unwrap_or(usize::MAX),
+                        _ => usize::MAX,
+                    };
+                    (txns.invoke_position(t), completed, touch)
+                })
+                .collect();
             let mut candidates = Vec::new();
             linearizable_key(&mut items, &mut candidates);
             candidates
