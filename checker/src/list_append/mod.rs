@@ -8,8 +8,11 @@
 //! transactions' reads are observations: an indeterminate one may never have committed, and then what it
 //! read (should its completion say) constrains nothing.
 //!
-//! This module owns the indexes and the edges; the checks that need no graph are in `cases`, the
-//! sentences that explain an edge in `explain`.
+//! This module owns the indexes and the edges; the micro-ops flattened into arrays are `flat`'s, the
+//! checks that need no graph are in `cases`, the sentences that explain an edge in `explain`. The index
+//! is built in three passes, each on all cores: the micro-ops flattened by ranges of transactions, the
+//! keys learnt one by one from their appends and longest reads, and every micro-op resolved against its
+//! key's version order by ranges again; edges and the reads' anomalies then walk flat arrays alone.
 
 mod cases;
 mod elems;
@@ -311,7 +314,8 @@ impl<'h> Index<'h> {
                 if let Mop::Read { value: Observed::List(list), .. } = &txns.mops(t)[j - start] {
                     // Most reads are prefixes of their key's longest read: whatever is true of the longest
                     // read's first elements is true of them, so only the others need an element-by-element
-                    // look.
+                    // look. The lists themselves are compared: a read as long as a prefix and ending in the
+                    // same element may still hold the others in another order ([2 1 3] beside [1 2 3]).
                     let summary = &self.summaries[k as usize];
                     let prefix = summary.longest.starts_with(list);
                     if !prefix {
