@@ -12,7 +12,7 @@ use histories::{Key, ListText, Mop, Observed, OpType};
 use rustc_hash::FxHashMap;
 use serde_json::json;
 
-use super::{Index, KeyId, NO_TXN, ReadAt, read_list};
+use super::{Index, KeyId, NO_TXN, ReadAt, bits, read_list};
 use crate::chunks;
 use crate::explain::{case, facts, mop_json};
 use crate::graph::TxnId;
@@ -23,10 +23,9 @@ use crate::txn::Txns;
 type Cases = BTreeMap<&'static str, Vec<Case>>;
 
 pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
-    let summaries = summaries(index, txns);
     let mut cases = Cases::new();
     let mut incompatible = vec![false; index.keys.len()];
-    for (found, bad_keys) in chunks::per_chunk(txns.len(), |ids| of_reads(index, txns, &summaries, ids)) {
+    for (found, bad_keys) in chunks::per_chunk(txns.len(), |ids| of_reads(index, txns, ids)) {
         for (name, mut list) in found {
             cases.entry(name).or_default().append(&mut list);
         }
@@ -42,70 +41,46 @@ pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
 }
 
 /// The anomalies of the reads of the transactions `ids`, and the keys some read of which is not a prefix
-/// of the key's longest read.
-fn of_reads(index: &Index<'_>, txns: &Txns<'_>, summaries: &[Summary<'_>], ids: Range<TxnId>) -> (Cases, Vec<KeyId>) {
+/// of the key's longest read. The index's pass over the reads marked which reads need which look (the
+/// bits), so only those reads' lists are touched here.
+fn of_reads(index: &Index<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> (Cases, Vec<KeyId>) {
+    const LOOKS: u8 = bits::NOT_PREFIX | bits::CHECK_DUPLICATES | bits::CHECK_BAD_WRITES | bits::INTERMEDIATE_READ;
     let mut cases = Cases::new();
     let mut incompatible = Vec::new();
     for t in ids {
-        let outcome = txns.outcome(t);
         // An indeterminate transaction's reads are not observations: it may never have committed.
-        if outcome != OpType::Ok {
+        if txns.outcome(t) != OpType::Ok {
             continue;
         }
-        for (i, mop) in txns.mops(t).iter().enumerate() {
+        let mops = index.mops_of(t);
+        let start = mops.start;
+        for j in mops {
+            let b = index.mop_bits[j];
+            if b & LOOKS == 0 {
+                continue;
+            }
+            let mop = &txns.mops(t)[j - start];
             let Mop::Read { key, value: Observed::List(list) } = mop else { continue };
-            let k = index.key_of(t, i);
-            let summary = &summaries[k as usize];
-            // Most reads are prefixes of their key's longest read: whatever is true of the longest read's
-            // first elements is true of them, so only the others need an element-by-element look.
-            let prefix = summary.longest.starts_with(list);
-            if !prefix {
+            let k = index.mop_keys[j];
+            if b & bits::NOT_PREFIX != 0 {
                 incompatible.push(k);
             }
-            if !prefix || summary.first_duplicate < list.len() {
+            if b & bits::CHECK_DUPLICATES != 0 {
                 duplicates(txns, t, mop, key, list, &mut cases);
             }
-            if outcome == OpType::Ok {
-                if !prefix || summary.first_bad < list.len() {
-                    reads_of_bad_writes(index, txns, t, k, mop, key, list, &mut cases);
-                }
+            if b & bits::CHECK_BAD_WRITES != 0 {
+                reads_of_bad_writes(index, txns, t, k, mop, key, list, &mut cases);
+            }
+            if b & bits::INTERMEDIATE_READ != 0 {
                 intermediate_read(index, txns, t, k, mop, key, list, &mut cases);
             }
         }
-        if outcome == OpType::Ok && repeats_a_key(index, txns, t) {
+        if repeats_a_key(index, txns, t) {
             internal(index, txns, t, &mut cases);
             future_read(index, txns, t, &mut cases);
         }
     }
     (cases, incompatible)
-}
-
-/// What the longest read of a key says about every prefix of it.
-struct Summary<'h> {
-    longest: &'h [i64],
-    /// The first position holding an element appended by a failed transaction, or by none.
-    first_bad: usize,
-    /// The first position holding an element seen earlier in the same list.
-    first_duplicate: usize,
-}
-
-fn summaries<'h>(index: &Index<'h>, txns: &Txns<'h>) -> Vec<Summary<'h>> {
-    (0..index.keys.len())
-        .map(|k| {
-            let longest = index.longest[k].map_or(&[][..], |at| read_list(txns, at));
-            let first_bad = longest
-                .iter()
-                .position(|&e| {
-                    index
-                        .elem(k as KeyId, e)
-                        .is_none_or(|el| el.writer == NO_TXN || txns.outcome(el.writer) == OpType::Fail)
-                })
-                .unwrap_or(usize::MAX);
-            let mut seen = rustc_hash::FxHashSet::default();
-            let first_duplicate = longest.iter().position(|e| !seen.insert(*e)).unwrap_or(usize::MAX);
-            Summary { longest, first_bad, first_duplicate }
-        })
-        .collect()
 }
 
 fn push(cases: &mut Cases, name: &'static str, c: Case) {
@@ -462,24 +437,22 @@ fn read_then_appended(index: &Index<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> 
     let mut keys: KeySlots<(Option<FirstRead>, bool)> = KeySlots::default();
     for t in ids.filter(|&t| txns.outcome(t) == OpType::Ok) {
         keys.clear();
-        for (i, mop) in txns.mops(t).iter().enumerate() {
-            let k = index.key_of(t, i);
+        let mops = index.mops_of(t);
+        let start = mops.start;
+        for j in mops {
+            let k = index.mop_keys[j];
+            let b = index.mop_bits[j];
             let (first_read, written) = keys.entry(k, || (None, false));
-            match mop {
-                Mop::Read { value, .. } if first_read.is_none() && !*written => {
-                    let last = match value {
-                        Observed::List(list) => list.last().copied(),
-                        _ => None,
-                    };
-                    *first_read = Some((last, ReadAt { txn: t, mop: i as u32 }));
+            if b & bits::READ != 0 {
+                if first_read.is_none() && !*written {
+                    let last = (b & bits::HAS_LAST != 0).then_some(index.mop_elems[j]);
+                    *first_read = Some((last, ReadAt { txn: t, mop: (j - start) as u32 }));
                 }
-                Mop::Append { .. } if !*written => {
-                    *written = true;
-                    if let Some((version, at)) = *first_read {
-                        updates.push((k, version, t, at));
-                    }
+            } else if !*written {
+                *written = true;
+                if let Some((version, at)) = *first_read {
+                    updates.push((k, version, t, at));
                 }
-                _ => {}
             }
         }
     }

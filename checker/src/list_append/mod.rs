@@ -8,23 +8,26 @@
 //! transactions' reads are observations: an indeterminate one may never have committed, and then what it
 //! read (should its completion say) constrains nothing.
 //!
-//! This module owns the indexes and the edges; the checks that need no graph are in `cases`, the
-//! sentences that explain an edge in `explain`.
+//! This module owns the indexes and the edges; the micro-ops flattened into arrays are `flat`'s, the
+//! checks that need no graph are in `cases`, the sentences that explain an edge in `explain`. The index
+//! is built in three passes, each on all cores: the micro-ops flattened by ranges of transactions, the
+//! keys learnt one by one from their appends and longest reads, and every micro-op resolved against its
+//! key's version order by ranges again; edges and the reads' anomalies then walk flat arrays alone.
 
 mod cases;
 mod elems;
 mod explain;
+mod flat;
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use histories::{Key, Mop, Observed, OpType};
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
 use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::{EdgeList, TxnId};
-use crate::key_ids::KeyIds;
-use crate::key_slots::KeySlots;
 use crate::kind::Kind;
 use crate::phase::Phase;
 use crate::result::Case;
@@ -42,24 +45,129 @@ struct ReadAt {
     mop: u32,
 }
 
+/// What a micro-op is, and what the pass over the committed reads found about it: one byte per micro-op,
+/// so the passes after the index walk flat arrays rather than each transaction's micro-ops again.
+mod bits {
+    /// `[append k v]`.
+    pub const APPEND: u8 = 1;
+    /// `[r k list]` (or `[r k nil]`).
+    pub const READ: u8 = 2;
+    /// A read of a non-empty list: its last element is the micro-op's element.
+    pub const HAS_LAST: u8 = 4;
+    /// A committed read that is not a prefix of its key's longest read.
+    pub const NOT_PREFIX: u8 = 8;
+    /// A committed read that may hold an element twice: not a prefix, or longer than the longest read's
+    /// first duplicate.
+    pub const CHECK_DUPLICATES: u8 = 16;
+    /// A committed read that may show an element appended by a failed transaction or by none: not a
+    /// prefix, or longer than the longest read's first such element.
+    pub const CHECK_BAD_WRITES: u8 = 32;
+    /// A committed read whose last element another transaction appended and then appended past.
+    pub const INTERMEDIATE_READ: u8 = 64;
+}
+
 /// The indexes every list-append analysis shares.
 pub struct Index<'h> {
     keys: Vec<&'h Key>,
-    /// For each transaction, the key id of each of its micro-ops, flattened; `mop_start[t]` is where
-    /// transaction `t` begins.
+    /// Per micro-op, flattened in transaction order (`mop_start[t]` is where transaction `t` begins): its key
+    /// id, its [`bits`], its element (an append's, or a read's last; 0 for an empty read), and its link
+    /// (an append's readers row, that of the version it overwrote; a committed read's possible writer
+    /// of its last element, or `NO_TXN`).
     mop_keys: Vec<KeyId>,
     mop_start: Vec<u32>,
+    mop_bits: Vec<u8>,
+    mop_elems: Vec<i64>,
+    mop_links: Vec<u32>,
     /// Per key, its elements.
     elems: Vec<ElemMap>,
     /// Per key, the longest read by an `ok` transaction: the version order.
     longest: Vec<Option<ReadAt>>,
+    /// Per key, what its longest read says of every prefix of it.
+    summaries: Vec<Summary<'h>>,
     /// Per key, the distinct elements of the longest read, in order.
     versions: Vec<Vec<i64>>,
     /// Readers by version, as one compressed table: key `k`'s version `v` (0 the initial state, `p + 1`
     /// the state ending at the element in position `p`) is row `version_base[k] + v`.
     version_base: Vec<u32>,
+    /// Per row, the transaction that appended the version's last element, if it committed or may have
+    /// (`NO_TXN` for the initial state).
+    row_writers: Vec<TxnId>,
     reader_start: Vec<u32>,
     readers: Vec<TxnId>,
+}
+
+/// What the longest read of a key says about every prefix of it.
+struct Summary<'h> {
+    longest: &'h [i64],
+    /// The first position holding an element appended by a failed transaction, or by none.
+    first_bad: usize,
+    /// The first position holding an element seen earlier in the same list.
+    first_duplicate: usize,
+}
+
+/// What one key's appends and longest read say: its elements, its version order, what the longest read
+/// says of its prefixes, and its rows' writers (the first `NO_TXN`, the initial state).
+struct KeyFacts<'h> {
+    elems: ElemMap,
+    versions: Vec<i64>,
+    summary: Summary<'h>,
+    row_writers: Vec<TxnId>,
+}
+
+impl<'h> KeyFacts<'h> {
+    /// The facts of a key from its appends (transaction, element), in transaction order, and its longest
+    /// committed read.
+    fn new(txns: &Txns<'h>, appends: &[(TxnId, i64)], longest: Option<ReadAt>) -> KeyFacts<'h> {
+        let mut elems = ElemMap::default();
+        // A transaction's appends to the key are consecutive here: the one before an append, if by the
+        // same transaction, is its previous append to the key, which is intermediate if it wrote it first.
+        let mut previous: Option<(TxnId, i64)> = None;
+        for &(t, value) in appends {
+            if let Some((p, e)) = previous
+                && p == t
+                && let Some(el) = elems.get_mut(e)
+                && el.writer == t
+            {
+                el.intermediate = true;
+            }
+            let elem = elems.entry(value);
+            if elem.writer == NO_TXN {
+                elem.writer = t;
+            }
+            previous = Some((t, value));
+        }
+        let list = longest.map_or(&[][..], |at| read_list(txns, at));
+        let mut versions = Vec::with_capacity(list.len());
+        for &e in list {
+            let elem = elems.entry(e);
+            // A duplicated element keeps its first position, as Elle's `distinct` does.
+            if elem.position == UNORDERED {
+                elem.position = versions.len() as u32;
+                versions.push(e);
+            }
+        }
+        let writer = |e: i64| elems.get(e).map(|el| el.writer).filter(|&w| w != NO_TXN);
+        let first_bad =
+            list.iter().position(|&e| writer(e).is_none_or(|w| txns.outcome(w) == OpType::Fail)).unwrap_or(usize::MAX);
+        let first_duplicate = if versions.len() == list.len() {
+            usize::MAX
+        } else {
+            let mut seen = rustc_hash::FxHashSet::default();
+            list.iter().position(|e| !seen.insert(*e)).unwrap_or(usize::MAX)
+        };
+        let mut row_writers = Vec::with_capacity(versions.len() + 1);
+        row_writers.push(NO_TXN);
+        row_writers.extend(versions.iter().map(|&e| writer(e).filter(|&w| txns.is_possible(w)).unwrap_or(NO_TXN)));
+        KeyFacts { elems, versions, summary: Summary { longest: list, first_bad, first_duplicate }, row_writers }
+    }
+}
+
+/// What the pass over one range of transactions found: each micro-op's bits and link, and the committed
+/// reads of versions in the order as (readers row, transaction), in transaction order.
+struct Resolved {
+    bits: Vec<u8>,
+    links: Vec<u32>,
+    reads: Vec<(u32, TxnId)>,
 }
 
 /// The previous version of a key before an append: an element, or the initial state.
@@ -76,97 +184,156 @@ impl<'h> Index<'h> {
             keys: Vec::new(),
             mop_keys: Vec::new(),
             mop_start: Vec::with_capacity(txns.len() + 1),
+            mop_bits: Vec::new(),
+            mop_elems: Vec::new(),
+            mop_links: Vec::new(),
             elems: Vec::new(),
             longest: Vec::new(),
+            summaries: Vec::new(),
             versions: Vec::new(),
             version_base: Vec::new(),
+            row_writers: Vec::new(),
             reader_start: Vec::new(),
             readers: Vec::new(),
         };
         let phase = Phase::start();
-        index.intern_and_record_writes(txns)?;
-        phase.done("list-append keys and appends");
-        index.order_versions(txns);
-        phase.done("list-append version orders");
-        index.record_readers(txns);
-        phase.done("list-append readers");
+        let flat = flat::flatten(txns)?;
+        phase.done("list-append micro-ops flattened");
+        index.learn_keys(txns, flat);
+        phase.done("list-append appends and version orders");
+        let resolved = chunks::per_chunk(txns.len(), |ids| index.resolve(txns, ids));
+        index.record_readers(resolved);
+        phase.done("list-append reads and readers");
         Ok(index)
     }
 
-    fn intern_and_record_writes(&mut self, txns: &Txns<'h>) -> Result<(), CheckError> {
-        let mut ids = KeyIds::default();
-        // Per key, the length of its longest committed read so far.
-        let mut longest_len: Vec<usize> = Vec::new();
-        // Per key this transaction appended to, the last element it appended to it so far.
-        let mut last_append: KeySlots<Option<i64>> = KeySlots::default();
-        let total: usize = txns.ids().map(|t| txns.mops(t).len()).sum();
-        self.mop_keys.reserve_exact(total);
+    /// Takes the flattened micro-ops and learns, key by key on all cores, who appended each element first,
+    /// whether that writer appended to the key again afterwards, the version order, what the longest read
+    /// says of its prefixes, and the writer of each version. The appends are first sorted by key (a
+    /// counting sort, so each key's stay in transaction order), which keeps each key's elements in cache
+    /// while it is worked on.
+    fn learn_keys(&mut self, txns: &Txns<'h>, flat: flat::Flat<'h>) {
+        self.keys = flat.keys;
+        self.mop_start = flat.mop_start;
+        self.mop_keys = flat.mop_keys;
+        self.mop_bits = flat.mop_bits;
+        self.mop_elems = flat.mop_elems;
+        self.longest = flat.longest;
+        let key_count = self.keys.len();
+        let mut start = vec![0u32; key_count + 1];
+        for (&k, &b) in self.mop_keys.iter().zip(&self.mop_bits) {
+            if b & bits::APPEND != 0 {
+                start[k as usize + 1] += 1;
+            }
+        }
+        for k in 0..key_count {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut appends = vec![(NO_TXN, 0i64); start[key_count] as usize];
         for t in txns.ids() {
-            self.mop_start.push(self.mop_keys.len() as u32);
-            last_append.clear();
-            let committed = txns.outcome(t) == OpType::Ok;
-            for (i, mop) in txns.mops(t).iter().enumerate() {
-                let key = match mop {
-                    Mop::Append { key, .. } | Mop::Read { key, value: Observed::Nil | Observed::List(_) } => key,
-                    other => return Err(not_list_append(txns, t, other)),
+            for j in self.mops_of(t) {
+                if self.mop_bits[j] & bits::APPEND != 0 {
+                    let slot = &mut fill[self.mop_keys[j] as usize];
+                    appends[*slot as usize] = (t, self.mop_elems[j]);
+                    *slot += 1;
+                }
+            }
+        }
+        let facts: Vec<KeyFacts<'h>> = (0..key_count)
+            .into_par_iter()
+            .map(|k| {
+                let of_key = &appends[start[k] as usize..start[k + 1] as usize];
+                KeyFacts::new(txns, of_key, self.longest[k])
+            })
+            .collect();
+        let mut base = 0u32;
+        self.version_base = Vec::with_capacity(key_count);
+        self.row_writers = Vec::with_capacity(key_count + facts.iter().map(|f| f.versions.len()).sum::<usize>());
+        self.elems = Vec::with_capacity(key_count);
+        self.versions = Vec::with_capacity(key_count);
+        self.summaries = Vec::with_capacity(key_count);
+        for f in facts {
+            self.version_base.push(base);
+            base += f.versions.len() as u32 + 1;
+            self.row_writers.extend_from_slice(&f.row_writers);
+            self.elems.push(f.elems);
+            self.versions.push(f.versions);
+            self.summaries.push(f.summary);
+        }
+    }
+
+    /// The one look at each micro-op of the transactions `ids` once the version orders are known: where an
+    /// append's overwritten version sits in the readers table, which version each committed read saw and
+    /// who wrote its last element, and which checks each committed read needs (the bits). A committed
+    /// read's list is compared with its key's longest read here, the only time the lists are touched.
+    fn resolve(&self, txns: &Txns<'h>, ids: Range<TxnId>) -> Resolved {
+        let mops = self.mop_start[ids.start as usize] as usize..self.mop_start[ids.end as usize] as usize;
+        let mut bits = self.mop_bits[mops.clone()].to_vec();
+        let mut links = vec![NO_TXN; mops.len()];
+        let mut reads = Vec::new();
+        for t in ids {
+            let ok = txns.outcome(t) == OpType::Ok;
+            let start = self.mop_start[t as usize] as usize;
+            for j in start..self.mop_start[t as usize + 1] as usize {
+                let (k, e, at) = (self.mop_keys[j], self.mop_elems[j], j - mops.start);
+                let base = self.version_base[k as usize];
+                if bits[at] & bits::APPEND != 0 {
+                    // The version an append overwrote: the one before its element, or the last one if no
+                    // read ordered its element (see `previous`).
+                    let position = self.elem(k, e).map_or(UNORDERED, |el| el.position);
+                    let offset = match position {
+                        UNORDERED => self.versions[k as usize].len() as u32,
+                        p => p,
+                    };
+                    links[at] = base + offset;
+                    continue;
+                }
+                // Only committed reads are observations: an indeterminate transaction may never have
+                // committed, and then what it read constrains nothing.
+                if !ok {
+                    continue;
+                }
+                let last = (bits[at] & bits::HAS_LAST != 0).then_some(e);
+                let elem = last.and_then(|e| self.elem(k, e));
+                let row = match last {
+                    None => Some(base),
+                    Some(_) => elem.map(|el| el.position).filter(|&p| p != UNORDERED).map(|p| base + p + 1),
                 };
-                let (k, new) = ids.intern(key);
-                if new {
-                    self.keys.push(key);
-                    self.elems.push(ElemMap::default());
-                    self.longest.push(None);
-                    longest_len.push(0);
+                if let Some(row) = row {
+                    reads.push((row, t));
                 }
-                self.mop_keys.push(k);
-                match mop {
-                    Mop::Append { value, .. } => {
-                        let elems = &mut self.elems[k as usize];
-                        let previous = last_append.entry(k, || None).replace(*value);
-                        if let Some(previous) = previous
-                            && let Some(e) = elems.get_mut(previous)
-                            && e.writer == t
-                        {
-                            e.intermediate = true;
-                        }
-                        let elem = elems.entry(*value);
-                        if elem.writer == NO_TXN {
-                            elem.writer = t;
-                        }
+                if let Some(el) = elem {
+                    if el.writer != NO_TXN && txns.is_possible(el.writer) {
+                        links[at] = el.writer;
                     }
-                    // The first of the longest committed reads is the key's version order.
-                    Mop::Read { value: Observed::List(list), .. }
-                        if committed && list.len() > longest_len[k as usize] =>
-                    {
-                        longest_len[k as usize] = list.len();
-                        self.longest[k as usize] = Some(ReadAt { txn: t, mop: i as u32 });
+                    if el.intermediate && el.writer != t && el.writer != NO_TXN {
+                        bits[at] |= bits::INTERMEDIATE_READ;
                     }
-                    _ => {}
+                }
+                if let Mop::Read { value: Observed::List(list), .. } = &txns.mops(t)[j - start] {
+                    // Most reads are prefixes of their key's longest read: whatever is true of the longest
+                    // read's first elements is true of them, so only the others need an element-by-element
+                    // look. The lists themselves are compared: a read as long as a prefix and ending in the
+                    // same element may still hold the others in another order ([2 1 3] beside [1 2 3]).
+                    let summary = &self.summaries[k as usize];
+                    let prefix = summary.longest.starts_with(list);
+                    if !prefix {
+                        bits[at] |= bits::NOT_PREFIX;
+                    }
+                    if !prefix || summary.first_duplicate < list.len() {
+                        bits[at] |= bits::CHECK_DUPLICATES;
+                    }
+                    if !prefix || summary.first_bad < list.len() {
+                        bits[at] |= bits::CHECK_BAD_WRITES;
+                    }
                 }
             }
         }
-        self.mop_start.push(self.mop_keys.len() as u32);
-        Ok(())
+        Resolved { bits, links, reads }
     }
 
-    fn order_versions(&mut self, txns: &Txns<'h>) {
-        self.versions = vec![Vec::new(); self.keys.len()];
-        for k in 0..self.keys.len() {
-            let Some(at) = self.longest[k] else { continue };
-            let list = read_list(txns, at);
-            let mut order = Vec::with_capacity(list.len());
-            for &e in list {
-                let elem = self.elems[k].entry(e);
-                // A duplicated element keeps its first position, as Elle's `distinct` does.
-                if elem.position == UNORDERED {
-                    elem.position = order.len() as u32;
-                    order.push(e);
-                }
-            }
-            self.versions[k] = order;
-        }
-    }
-
-    /// The row of the readers table for the version a read of `list` (on key `k`) observed, if that
+    /// The version a read of `list` (on key `k`) observed, as a row of the readers table, if that
     /// version is in the order: reads of any other version are never asked about.
     fn version_row(&self, k: KeyId, last: Option<i64>) -> Option<usize> {
         let offset = match last {
@@ -176,49 +343,38 @@ impl<'h> Index<'h> {
         Some(self.version_base[k as usize] as usize + offset)
     }
 
-    fn record_readers(&mut self, txns: &Txns<'h>) {
-        let mut base = 0u32;
-        self.version_base = self
-            .versions
-            .iter()
-            .map(|v| {
-                let b = base;
-                base += v.len() as u32 + 1;
-                b
-            })
-            .collect();
-        let rows = base as usize;
+    /// Keeps each range's bits and links, and builds the readers table from the reads they found.
+    fn record_readers(&mut self, resolved: Vec<Resolved>) {
+        let rows = self.row_writers.len();
+        self.mop_bits.clear();
+        self.mop_links.reserve_exact(self.mop_keys.len());
         // Two passes over the reads, counting then filling, build the table without a vector per version.
-        let mut reads: Vec<(u32, TxnId)> = Vec::new();
-        // Only committed reads are observations: an indeterminate transaction may never have committed,
-        // and then what it read constrains nothing.
-        for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
-            for (i, mop) in txns.mops(t).iter().enumerate() {
-                let Mop::Read { value, .. } = mop else { continue };
-                let last = match value {
-                    Observed::List(list) => list.last().copied(),
-                    _ => None,
-                };
-                if let Some(row) = self.version_row(self.key_of(t, i), last) {
-                    reads.push((row as u32, t));
-                }
-            }
-        }
         let mut start = vec![0u32; rows + 1];
-        for &(row, _) in &reads {
-            start[row as usize + 1] += 1;
+        for part in &resolved {
+            self.mop_bits.extend_from_slice(&part.bits);
+            self.mop_links.extend_from_slice(&part.links);
+            for &(row, _) in &part.reads {
+                start[row as usize + 1] += 1;
+            }
         }
         for r in 0..rows {
             start[r + 1] += start[r];
         }
         let mut fill = start.clone();
-        let mut readers = vec![0; reads.len()];
-        for (row, t) in reads {
-            readers[fill[row as usize] as usize] = t;
-            fill[row as usize] += 1;
+        let mut readers = vec![0; start[rows] as usize];
+        for part in resolved {
+            for (row, t) in part.reads {
+                readers[fill[row as usize] as usize] = t;
+                fill[row as usize] += 1;
+            }
         }
         self.reader_start = start;
         self.readers = readers;
+    }
+
+    /// The micro-ops of transaction `t`, as positions in the flat arrays.
+    fn mops_of(&self, t: TxnId) -> Range<usize> {
+        self.mop_start[t as usize] as usize..self.mop_start[t as usize + 1] as usize
     }
 
     fn key_of(&self, t: TxnId, mop: usize) -> KeyId {
@@ -277,30 +433,24 @@ impl<'h> Index<'h> {
         chunks::edges_per_chunk(txns.len(), |ids| self.edges_of(txns, ids))
     }
 
-    /// The edges into the transactions `ids`.
+    /// The edges into the transactions `ids`, from the flat arrays alone.
     fn edges_of(&self, txns: &Txns<'h>, ids: Range<TxnId>) -> EdgeList {
         let mut edges = EdgeList::new();
         for t in ids.filter(|&t| txns.is_possible(t)) {
-            for (i, mop) in txns.mops(t).iter().enumerate() {
-                let k = self.key_of(t, i);
-                match mop {
-                    Mop::Append { value, .. } => {
-                        let previous = self.previous(k, *value);
-                        if let Previous::Element(p) = previous
-                            && let Some(w) = self.possible_writer(txns, k, p)
-                        {
-                            edges.add(w, t, Kind::Ww);
-                        }
-                        for &r in self.readers_of(k, previous) {
-                            edges.add(r, t, Kind::Rw);
-                        }
+            let ok = txns.outcome(t) == OpType::Ok;
+            for j in self.mops_of(t) {
+                let link = self.mop_links[j];
+                if self.mop_bits[j] & bits::APPEND != 0 {
+                    let row = link as usize;
+                    let w = self.row_writers[row];
+                    if w != NO_TXN {
+                        edges.add(w, t, Kind::Ww);
                     }
-                    Mop::Read { value: Observed::List(list), .. } if txns.outcome(t) == OpType::Ok => {
-                        if let Some(w) = list.last().and_then(|&last| self.possible_writer(txns, k, last)) {
-                            edges.add(w, t, Kind::Wr);
-                        }
+                    for &r in &self.readers[self.reader_start[row] as usize..self.reader_start[row + 1] as usize] {
+                        edges.add(r, t, Kind::Rw);
                     }
-                    _ => {}
+                } else if ok && link != NO_TXN {
+                    edges.add(link, t, Kind::Wr);
                 }
             }
         }

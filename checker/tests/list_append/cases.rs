@@ -376,3 +376,61 @@ fn a_failed_transactions_read_is_not_an_observation() {
     assert_eq!(r.stats.edges, [("wr".to_string(), 1)].into_iter().collect());
     assert_eq!((r.stats.ok, r.stats.info, r.stats.fail), (2, 0, 1));
 }
+
+#[test]
+fn incompatible_order_is_found_in_a_read_with_the_longest_reads_length_and_last_element() {
+    // A read of the longest read's length that ends in its last element, but in another order, is not
+    // a prefix: no shortcut through the last element and the length may call it one.
+    let h = concurrent(&["ax1", "ax2", "ax3", "rx123", "rx213"]);
+    let r = check_default(&h);
+    assert_eq!(summary(&r), (Invalid, vec!["incompatible-order"], vec!["read-committed"]));
+    let case = only_case(&r, "incompatible-order");
+    assert_eq!(case.txns, vec![8, 9]);
+    assert_eq!(case.facts["values"], json!([[1, 2, 3], [2, 1, 3]]));
+}
+
+#[test]
+fn incompatible_order_near_miss_reads_equal_to_the_longest_are_compatible() {
+    let h = concurrent(&["ax1", "ax2", "ax3", "rx123", "rx123", "rx12"]);
+    assert_eq!(summary(&check_default(&h)), (Valid, vec![], vec![]));
+}
+
+/// Filler transactions, one after another, each on a key of its own: past three of the checker's
+/// ranges of transactions.
+const FILLER: usize = 3 * 8192;
+
+/// Two transactions whose order on `x` decides whether they form a G1c cycle (T1 reads T2's append to
+/// `y`), an early committed read of `x`, the filler, and last a late committed read of `x`. T1, T2,
+/// the early and the late read overlap everything, so only the reads order T1 and T2. Named by their
+/// completions, T1 is `2 * FILLER + 4`, T2, the early and the late read the three after.
+fn ordered_early_and_late(early: &str, late: &str) -> histories::History {
+    let mut txns = vec![ok(0, "ax1ry1"), ok(1, "ax2ay1"), ok(2, early)];
+    txns.extend((0..FILLER).map(|i| ok_mops(3, vec![append(&format!("k{i}"), 1)])));
+    txns.push(ok(4, late));
+    let late = FILLER + 3;
+    let order: Vec<usize> =
+        [0, 1, 2].into_iter().chain((3..late).flat_map(|i| [i, i])).chain([late, 0, 1, 2, late]).collect();
+    interleaved(txns, &order)
+}
+
+const T1: u64 = 2 * FILLER as u64 + 4;
+
+#[test]
+fn the_first_of_equally_long_reads_orders_a_key_though_they_are_ranges_apart() {
+    // The ranges are flattened on all cores; the longest read found first in transaction order must
+    // still be the version order, so x is 1 then 2 and T1 -ww-> T2 -wr-> T1.
+    let h = ordered_early_and_late("rx12", "rx21");
+    let r = check_anomalies(&h, &["G1"]);
+    assert_eq!(summary(&r), (Invalid, vec!["G1c", "incompatible-order"], vec!["read-committed"]));
+    let cycle = only_cycle(&r, "G1c");
+    assert_eq!(cycle.cycle, vec![T1, T1 + 1]);
+    assert_eq!(steps(cycle), vec![(T1, "ww", "x".into(), T1 + 1), (T1 + 1, "wr", "y".into(), T1)]);
+    assert_eq!(only_case(&r, "incompatible-order").txns, vec![T1 + 2, T1 + 3]);
+}
+
+#[test]
+fn the_first_of_equally_long_reads_near_miss_a_longer_late_read_orders_the_key() {
+    // The early read is shorter, so the late one orders x: 2 then 1, and T2 precedes T1 both ways.
+    let h = ordered_early_and_late("rx2", "rx21");
+    assert_eq!(summary(&check_anomalies(&h, &["G1"])), (Valid, vec![], vec![]));
+}
