@@ -41,6 +41,12 @@ impl EdgeList {
         }
     }
 
+    /// The dependencies, as recorded.
+    #[cfg(test)]
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (TxnId, TxnId, Kind)> + '_ {
+        self.edges.iter().copied()
+    }
+
     /// The number of (unmerged) dependencies.
     pub fn len(&self) -> usize {
         self.edges.len()
