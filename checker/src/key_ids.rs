@@ -32,6 +32,32 @@ impl<'h> KeyIds<'h> {
     }
 }
 
+/// Ids for the keys ranges of a history named, each range's keys in order of first appearance within it:
+/// joined in range order, they give each key the id one walk over the whole history would. Returns the keys
+/// by id, their ids, and for each range the id of each of its keys.
+pub fn join_ranges<'h, 'r>(ranges: impl Iterator<Item = &'r [&'h Key]>) -> (Vec<&'h Key>, KeyIds<'h>, Vec<Vec<u32>>)
+where
+    'h: 'r,
+{
+    let mut ids = KeyIds::default();
+    let mut keys = Vec::new();
+    let renames = ranges
+        .map(|range| {
+            range
+                .iter()
+                .map(|&key| {
+                    let (k, new) = ids.intern(key);
+                    if new {
+                        keys.push(key);
+                    }
+                    k
+                })
+                .collect()
+        })
+        .collect();
+    (keys, ids, renames)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,17 +60,23 @@ fn mops<'h>(txn: &histories::Transaction<'h>) -> &'h [Mop] {
     }
 }
 
+/// Whether every client operation is a transaction (not `init`) whose every micro-op passes `test`, found
+/// on all cores.
+fn every_client_mop(history: &History, test: impl Fn(&Mop) -> bool + Sync) -> bool {
+    history
+        .ops()
+        .par_iter()
+        .with_min_len(4096)
+        .all(|op| !op.is_client() || (*op.f() != Function::Init && op.mops().iter().all(&test)))
+}
+
 /// The workload of a history's client operations.
 pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
     // Most large histories are list-append: when every client operation's every micro-op is a list's (or
     // says nothing), all cores can tell at once, and the walk below that names the first sighting of
     // each family is needed only otherwise.
     let list_or_nothing = |m: &Mop| matches!(Family::of(m), Some(Family::List) | None);
-    let only_lists = history
-        .ops()
-        .par_iter()
-        .with_min_len(4096)
-        .all(|op| !op.is_client() || (*op.f() != Function::Init && op.mops().iter().all(list_or_nothing)));
+    let only_lists = every_client_mop(history, list_or_nothing);
     if only_lists {
         return Ok(Workload::ListAppend);
     }
@@ -78,11 +84,7 @@ pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
     // that describe a transaction a register's (usually the first transaction's: otherwise the walk below
     // decides, as it would).
     let register_or_nothing = |m: &Mop| matches!(Family::of(m), Some(Family::Register) | None);
-    let only_registers = history
-        .ops()
-        .par_iter()
-        .with_min_len(4096)
-        .all(|op| !op.is_client() || (*op.f() != Function::Init && op.mops().iter().all(register_or_nothing)));
+    let only_registers = every_client_mop(history, register_or_nothing);
     let is_register = |m: &Mop| Family::of(m) == Some(Family::Register);
     if only_registers && history.transactions().take(64).any(|txn| mops(&txn).iter().any(is_register)) {
         return Ok(Workload::RwRegister);

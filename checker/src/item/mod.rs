@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap;
 use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::TxnId;
-use crate::key_ids::KeyIds;
+use crate::key_ids::{self, KeyIds};
 use crate::key_slots::KeySlots;
 use crate::options::Workload;
 use crate::txn::Txns;
@@ -104,23 +104,7 @@ impl<'h> ItemIndex<'h> {
     /// each recording its writers in transaction order.
     pub(crate) fn new(txns: &Txns<'h>, workload: Workload) -> Result<ItemIndex<'h>, CheckError> {
         let mut scans = chunks::per_chunk(txns.len(), |ids| RangeScan::new(txns, ids, workload));
-        let mut ids = KeyIds::default();
-        let mut keys: Vec<&'h Key> = Vec::new();
-        let globals: Vec<Vec<KeyId>> = scans
-            .iter()
-            .map(|scan| {
-                scan.keys
-                    .iter()
-                    .map(|&key| {
-                        let (k, new) = ids.intern(key);
-                        if new {
-                            keys.push(key);
-                        }
-                        k
-                    })
-                    .collect()
-            })
-            .collect();
+        let (keys, ids, globals) = key_ids::join_ranges(scans.iter().map(|scan| &scan.keys[..]));
         scans.par_iter_mut().zip(globals.par_iter()).for_each(|(scan, global)| scan.rename(global));
         let mut mop_keys = Vec::with_capacity(scans.iter().map(|s| s.mop_keys.len()).sum());
         let mut mop_start = Vec::with_capacity(txns.len() + 1);

@@ -12,7 +12,7 @@ use super::{KeyId, ReadAt, bits, not_list_append};
 use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::TxnId;
-use crate::key_ids::KeyIds;
+use crate::key_ids::{self, KeyIds};
 use crate::txn::Txns;
 
 /// Every micro-op of a history, flattened.
@@ -52,25 +52,8 @@ pub(super) fn flatten<'h>(txns: &Txns<'h>) -> Result<Flat<'h>, CheckError> {
     let parts = chunks::ranges(txns.len()).into_par_iter().map(|ids| part(txns, ids)).collect::<Vec<_>>();
     let parts = parts.into_iter().collect::<Result<Vec<Part<'h>>, CheckError>>()?;
     // The ranges' keys in range order: each key's global id is that of its first appearance.
-    let mut ids = KeyIds::default();
-    let mut keys = Vec::new();
-    let mut longest: Vec<(usize, Option<ReadAt>)> = Vec::new();
-    let renames: Vec<Vec<KeyId>> = parts
-        .iter()
-        .map(|part| {
-            part.keys
-                .iter()
-                .map(|&key| {
-                    let (k, new) = ids.intern(key);
-                    if new {
-                        keys.push(key);
-                        longest.push((0, None));
-                    }
-                    k
-                })
-                .collect::<Vec<KeyId>>()
-        })
-        .collect();
+    let (keys, _, renames) = key_ids::join_ranges(parts.iter().map(|part| &part.keys[..]));
+    let mut longest: Vec<(usize, Option<ReadAt>)> = vec![(0, None); keys.len()];
     // A later range's read replaces an earlier one's only if it is longer: the first longest stays.
     for (part, rename) in parts.iter().zip(&renames) {
         for (local, &(len, at)) in part.longest.iter().enumerate() {
