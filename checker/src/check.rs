@@ -38,12 +38,15 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let phase = Phase::start();
             let txns = Txns::new(history);
             phase.done("transactions");
-            let index = list_append::Index::new(&txns)?;
-            phase.done("list-append index");
-            let (edges, cases) = rayon::join(|| index.edges(&txns), || index.cases(&txns));
-            phase.done("list-append dependencies and anomalies without cycles");
+            // The order needs only the transactions' times: it is built beside the index, whose
+            // flattening runs on one core.
+            let (index, order) = rayon::join(|| list_append::Index::new(&txns), || order_edges(&txns, options));
+            phase.done("list-append index, beside the process or real-time order");
+            let index = index?;
+            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, index.edges(&txns), order));
+            phase.done("list-append anomalies without cycles, beside the dependencies, graph and components");
             let found = Found {
-                edges,
+                built,
                 cases,
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
@@ -59,12 +62,14 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let phase = Phase::start();
             let txns = Txns::new(history);
             phase.done("transactions");
-            let index = rw_register::Index::new(&txns, options.inference())?;
-            phase.done("rw-register index");
-            let (edges, cases) = rayon::join(|| index.edges(), || index.cases(&txns));
-            phase.done("rw-register dependencies and anomalies without cycles");
+            let (index, order) =
+                rayon::join(|| rw_register::Index::new(&txns, options.inference()), || order_edges(&txns, options));
+            phase.done("rw-register index, beside the process or real-time order");
+            let index = index?;
+            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, index.edges(), order));
+            phase.done("rw-register anomalies without cycles, beside the dependencies, graph and components");
             let found = Found {
-                edges,
+                built,
                 cases,
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
@@ -78,8 +83,9 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
         Workload::ClosedPredicate => {
             let txns = Txns::with_init(history);
             let index = closed_predicate::Index::new(&txns)?;
+            let order = order_edges(&txns, options);
             let found = Found {
-                edges: index.edges(&txns),
+                built: Built::new(&txns, index.edges(&txns), order),
                 cases: index.cases(&txns),
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
@@ -93,10 +99,10 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
     }
 }
 
-/// What a workload's analysis found before the graph: its dependencies, the anomalies that need no
-/// graph, and how much of the version order it could see.
+/// What a workload's analysis found before the cycle search: the graph of its dependencies, the
+/// anomalies that need no graph, and how much of the version order it could see.
 struct Found {
-    edges: EdgeList,
+    built: Built,
     cases: BTreeMap<&'static str, Vec<Case>>,
     keys: usize,
     ordered_keys: usize,
@@ -117,30 +123,19 @@ fn conclude(
     explainer: &dyn DataExplainer,
     options: &Options,
 ) -> CheckResult {
-    let Found { mut edges, cases, keys, ordered_keys, blind_spots, commit_ordered, numbered_writes } = found;
+    let Found { built, cases, keys, ordered_keys, blind_spots, commit_ordered, numbered_writes } = found;
+    let Built { graph, components, order } = built;
     let mut found: BTreeMap<String, Vec<Anomaly>> = cases
         .into_iter()
         .map(|(name, cases)| (name.to_string(), cases.into_iter().map(Anomaly::Case).collect()))
         .collect();
-    let reportable = options.reportable();
-    let order = order_needed(&reportable);
     let phase = Phase::start();
-    match order {
-        Some(Kind::Realtime) => edges.extend(orders::realtime_edges(txns)),
-        Some(Kind::Process) => edges.extend(orders::process_edges(txns)),
-        _ => {}
-    }
-    phase.done("process and real-time orders");
-    let graph = DepGraph::build(txns.len(), edges);
-    phase.done("graph");
     if graph.edge_count() == 0 {
         let text = "no transaction depends on any other: without dependencies there is nothing to check".to_string();
         found.insert("empty-transaction-graph".into(), vec![Anomaly::Case(case(txns, &[], None, facts([]), text))]);
     }
     let classes: Vec<CycleClass> =
         all_classes().into_iter().filter(|c| c.variant.is_none() || c.variant == order).collect();
-    let components = graph.cyclic_components();
-    phase.done("strongly connected components");
     for component in &components {
         let cycles = search_component(&graph, component, &classes);
         let classes_found: Vec<&str> = cycles.iter().map(|c| c.class).collect();
@@ -181,6 +176,44 @@ fn conclude(
             .collect(),
     };
     verdict(found, options, stats, checked)
+}
+
+/// The process or real-time order the options need (`None` when they need neither), and its edges.
+struct OrderEdges {
+    kind: Option<Kind>,
+    edges: EdgeList,
+}
+
+fn order_edges(txns: &Txns<'_>, options: &Options) -> OrderEdges {
+    let phase = Phase::start();
+    let kind = order_needed(&options.reportable());
+    let edges = match kind {
+        Some(Kind::Realtime) => orders::realtime_edges(txns),
+        Some(Kind::Process) => orders::process_edges(txns),
+        _ => EdgeList::new(),
+    };
+    phase.done("process or real-time order");
+    OrderEdges { kind, edges }
+}
+
+/// The dependency graph (the workload's dependencies and the order) and its cyclic components.
+struct Built {
+    graph: DepGraph,
+    components: Vec<Vec<TxnId>>,
+    /// The order among the graph's edges, if any.
+    order: Option<Kind>,
+}
+
+impl Built {
+    fn new(txns: &Txns<'_>, mut dependencies: EdgeList, order: OrderEdges) -> Built {
+        let phase = Phase::start();
+        dependencies.extend(order.edges);
+        let graph = DepGraph::build(txns.len(), dependencies);
+        phase.done("graph");
+        let components = graph.cyclic_components();
+        phase.done("strongly connected components");
+        Built { graph, components, order: order.kind }
+    }
 }
 
 /// The order Elle adds for these reportable anomalies: real time if any real-time class matters (it
