@@ -13,10 +13,12 @@ use crate::kind::{Kind, Kinds};
 /// A transaction's dense id: its position among the history's client transactions.
 pub type TxnId = u32;
 
-/// Dependencies as they are inferred, before merging.
+/// Dependencies as they are inferred, before merging: kept in the parts they were inferred in (by range,
+/// by key, the order), never copied into one vector; a big history's millions of dependencies are held
+/// once, and each part is freed as soon as the graph has taken it.
 #[derive(Debug, Default)]
 pub struct EdgeList {
-    edges: Vec<(TxnId, TxnId, Kind)>,
+    parts: Vec<Vec<(TxnId, TxnId, Kind)>>,
 }
 
 impl EdgeList {
@@ -28,33 +30,32 @@ impl EdgeList {
     /// Records that `from` must precede `to` because of `kind`. Self-dependencies are not edges.
     pub fn add(&mut self, from: TxnId, to: TxnId, kind: Kind) {
         if from != to {
-            self.edges.push((from, to, kind));
+            match self.parts.last_mut() {
+                Some(last) => last.push((from, to, kind)),
+                None => self.parts.push(vec![(from, to, kind)]),
+            }
         }
     }
 
-    /// Appends another list.
+    /// Appends another list (its parts, not a copy of them).
     pub fn extend(&mut self, other: EdgeList) {
-        if self.edges.is_empty() {
-            self.edges = other.edges;
-        } else {
-            self.edges.extend(other.edges);
-        }
+        self.parts.extend(other.parts.into_iter().filter(|part| !part.is_empty()));
     }
 
     /// The dependencies, as recorded.
     #[cfg(test)]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (TxnId, TxnId, Kind)> + '_ {
-        self.edges.iter().copied()
+        self.parts.iter().flatten().copied()
     }
 
     /// The number of (unmerged) dependencies.
     pub fn len(&self) -> usize {
-        self.edges.len()
+        self.parts.iter().map(Vec::len).sum()
     }
 
     /// Whether no dependency was recorded.
     pub fn is_empty(&self) -> bool {
-        self.edges.is_empty()
+        self.parts.iter().all(Vec::is_empty)
     }
 }
 
@@ -75,20 +76,22 @@ impl DepGraph {
         // Bucket by source (a counting sort), then sort and merge each small bucket by target, on all
         // cores: cheaper than one global sort of millions of edges.
         let mut starts = vec![0usize; node_count + 1];
-        for &(from, _, kind) in &list.edges {
+        for &(from, _, kind) in list.parts.iter().flatten() {
             starts[from as usize + 1] += 1;
             kind_counts[kind as usize] += 1;
         }
         for i in 0..node_count {
             starts[i + 1] += starts[i];
         }
-        let mut bucketed = vec![(0u32, Kinds::NONE); list.edges.len()];
+        let mut bucketed = vec![(0u32, Kinds::NONE); starts[node_count]];
         {
             let mut fill = starts.clone();
-            for (from, to, kind) in list.edges {
-                let slot = &mut fill[from as usize];
-                bucketed[*slot] = (to, kind.only());
-                *slot += 1;
+            for part in list.parts {
+                for (from, to, kind) in part {
+                    let slot = &mut fill[from as usize];
+                    bucketed[*slot] = (to, kind.only());
+                    *slot += 1;
+                }
             }
         }
         // Each range of sources sorts and merges its buckets in place; `merged[t]` is how many distinct
@@ -362,8 +365,28 @@ mod tests {
         let g = graph(n as usize, &edges);
         let ours: Vec<((u32, u32), Kinds)> =
             (0..n).flat_map(|from| g.successors(from).map(move |(to, kinds)| ((from, to), kinds))).collect();
-        assert_eq!(ours, reference.into_iter().collect::<Vec<_>>());
+        let reference = reference.into_iter().collect::<Vec<_>>();
+        assert_eq!(ours, reference);
         assert_eq!(g.node_count(), n as usize);
+        // The same dependencies recorded in parts, as the analyses do (by range, by key, the order): lists
+        // extended by others, empty ones among them, and added to after an extension.
+        let mut joined = EdgeList::new();
+        let mut rest = &edges[..];
+        for size in [0, 1, 99_999, 0, 250_000, 3, 50_000] {
+            let (part, after) = rest.split_at(size);
+            let mut list = EdgeList::new();
+            part.iter().for_each(|&(from, to, kind)| list.add(from, to, kind));
+            joined.extend(list);
+            rest = after;
+        }
+        rest.iter().for_each(|&(from, to, kind)| joined.add(from, to, kind));
+        let kept: Vec<_> = edges.iter().copied().filter(|&(from, to, _)| from != to).collect();
+        assert_eq!(joined.len(), kept.len());
+        assert_eq!(joined.iter().collect::<Vec<_>>(), kept);
+        let g = DepGraph::build(n as usize, joined);
+        let parts: Vec<((u32, u32), Kinds)> =
+            (0..n).flat_map(|from| g.successors(from).map(move |(to, kinds)| ((from, to), kinds))).collect();
+        assert_eq!(parts, reference);
     }
 
     #[test]

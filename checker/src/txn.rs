@@ -16,6 +16,10 @@ struct Record {
     invoked_after: u32,
     completion_at: u32,
     outcome: OpType,
+    /// Whether its invocation or completion is an `init` op, so that [`Txns::init_rows`] of every other
+    /// transaction answers without reaching for its operations (a lookup a transaction, in passes over
+    /// millions).
+    init: bool,
 }
 
 /// The client transactions of a history, by dense id in invocation order.
@@ -41,12 +45,13 @@ impl<'h> Txns<'h> {
     fn build(history: &'h History, with_init: bool) -> Txns<'h> {
         let records = history
             .transactions()
-            .filter(|t| with_init || t.invoke.f() != &histories::Function::Init)
+            .filter(|t| with_init || *t.invoke.f() != Function::Init)
             .map(|t| Record {
                 invoke_at: t.invoke_at as u32,
                 invoked_after: t.invoked_after.map_or(0, |p| p as u32),
                 completion_at: t.completion_at.map_or(u32::MAX, |c| c as u32),
                 outcome: t.outcome(),
+                init: *t.invoke.f() == Function::Init || t.completion.is_some_and(|c| *c.f() == Function::Init),
             })
             .collect::<Vec<Record>>();
         let ops = history.ops();
@@ -123,6 +128,9 @@ impl<'h> Txns<'h> {
     /// The rows an `init` op installed (its completion's, or its invocation's when the completion gives
     /// none); `None` for any other transaction.
     pub fn init_rows(&self, id: TxnId) -> Option<&'h Rows> {
+        if !self.records[id as usize].init {
+            return None;
+        }
         let rows = |op: &'h Op| match &op.value {
             OpValue::Rows(rows) if *op.f() == Function::Init => Some(&**rows),
             _ => None,
