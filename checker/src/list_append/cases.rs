@@ -43,9 +43,10 @@ pub(super) fn all(index: &Index<'_>, txns: &Txns<'_>) -> Cases {
 /// The anomalies of the reads of the transactions `ids`, and the keys some read of which is not a prefix
 /// of the key's longest read. The index's pass over the reads marked which reads need which look (the
 /// bits), so only those reads' lists are touched here.
-fn of_reads(index: &Index<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> (Cases, Vec<KeyId>) {
+fn of_reads<'h>(index: &Index<'_>, txns: &Txns<'h>, ids: Range<TxnId>) -> (Cases, Vec<KeyId>) {
     const LOOKS: u8 = bits::NOT_PREFIX | bits::CHECK_DUPLICATES | bits::CHECK_BAD_WRITES | bits::INTERMEDIATE_READ;
     let mut cases = Cases::new();
+    let mut scratch = Scratch::default();
     let mut incompatible = Vec::new();
     for t in ids {
         // An indeterminate transaction's reads are not observations: it may never have committed.
@@ -76,8 +77,8 @@ fn of_reads(index: &Index<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> (Cases, Ve
             }
         }
         if repeats_a_key(index, txns, t) {
-            internal(index, txns, t, &mut cases);
-            future_read(index, txns, t, &mut cases);
+            internal(index, txns, t, &mut scratch, &mut cases);
+            future_read(index, txns, t, &mut scratch, &mut cases);
         }
     }
     (cases, incompatible)
@@ -194,34 +195,41 @@ fn repeats_a_key(index: &Index<'_>, txns: &Txns<'_>, t: TxnId) -> bool {
     !(0..n).all(|i| seen.insert(index.key_of(t, i)))
 }
 
-fn internal(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
+/// What a transaction's own micro-ops say a read of a key must show: the list last read (if a read came
+/// first), and the elements appended since.
+type Expected<'h> = (Option<&'h [i64]>, Vec<i64>);
+
+/// What `internal` and `future-read` keep while they walk one transaction, cleared and reused for the
+/// next: a range's transactions that repeat a key are many, and each once had maps of its own.
+#[derive(Default)]
+struct Scratch<'h> {
+    /// Per key, what a read must show; `None` until the transaction touches the key.
+    expected: KeySlots<Option<Expected<'h>>>,
+    /// Each (key, element) the transaction read, with its first read showing it.
+    first_read_of: FxHashMap<(KeyId, i64), usize>,
+}
+
+fn internal<'h>(index: &Index<'_>, txns: &Txns<'h>, t: TxnId, scratch: &mut Scratch<'h>, cases: &mut Cases) {
     let mops = txns.mops(t);
-    // (key, the list last read, the elements appended since)
-    type Expected<'a> = (KeyId, Option<&'a [i64]>, Vec<i64>);
-    let mut state: Vec<Expected> = Vec::new();
-    let mut slots: FxHashMap<KeyId, usize> = FxHashMap::default();
+    let state = &mut scratch.expected;
+    state.clear();
     for (i, mop) in mops.iter().enumerate() {
         let k = index.key_of(t, i);
-        let slot = slots.get(&k).copied();
+        let slot = state.entry(k, || None);
         match mop {
             Mop::Append { value, .. } => match slot {
-                Some(s) => state[s].2.push(*value),
-                None => {
-                    slots.insert(k, state.len());
-                    state.push((k, None, vec![*value]));
-                }
+                Some((_, tail)) => tail.push(*value),
+                None => *slot = Some((None, vec![*value])),
             },
             Mop::Read { key, value } => {
                 let read: &[i64] = match value {
                     Observed::List(list) => list,
                     _ => &[],
                 };
-                let Some(s) = slot else {
-                    slots.insert(k, state.len());
-                    state.push((k, Some(read), Vec::new()));
+                let Some((base, tail)) = slot else {
+                    *slot = Some((Some(read), Vec::new()));
                     continue;
                 };
-                let (_, base, tail) = &state[s];
                 let consistent = match base {
                     Some(base) => {
                         read.len() == base.len() + tail.len() && read.starts_with(base) && read.ends_with(tail)
@@ -242,8 +250,8 @@ fn internal(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
                     push(cases, "internal", case(txns, &[t], Some(key), facts, text));
                     return;
                 }
-                state[s].1 = Some(read);
-                state[s].2.clear();
+                *base = Some(read);
+                tail.clear();
             }
             _ => {}
         }
@@ -251,10 +259,14 @@ fn internal(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
 }
 
 /// `future-read`: a read that shows an element the same transaction appends only later.
-fn future_read(index: &Index<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
+fn future_read<'h>(index: &Index<'_>, txns: &Txns<'h>, t: TxnId, scratch: &mut Scratch<'h>, cases: &mut Cases) {
     let mops = txns.mops(t);
-    // Each (key, element) this transaction read, with its first read showing it.
-    let mut first_read_of: FxHashMap<(KeyId, i64), usize> = FxHashMap::default();
+    let first_read_of = &mut scratch.first_read_of;
+    // Clearing costs the map's capacity: one long read must not tax every transaction after it.
+    match first_read_of.capacity() > 4096 {
+        true => *first_read_of = FxHashMap::default(),
+        false => first_read_of.clear(),
+    }
     for (i, mop) in mops.iter().enumerate() {
         if let Mop::Read { value: Observed::List(list), .. } = mop {
             let k = index.key_of(t, i);
