@@ -15,7 +15,6 @@ struct Record {
     /// The earliest position the transaction may have been invoked at (0 when that is unknown).
     invoked_after: u32,
     completion_at: u32,
-    outcome: OpType,
     /// Whether its invocation or completion is an `init` op, so that [`Txns::init_rows`] of every other
     /// transaction answers without reaching for its operations (a lookup a transaction, in passes over
     /// millions).
@@ -26,6 +25,9 @@ struct Record {
 pub struct Txns<'h> {
     history: &'h History,
     records: Vec<Record>,
+    /// How each transaction ended, a byte each apart from the records: the analyses ask it of writers met
+    /// in any order, millions of times, and a 16-byte record a question missed the caches at 10M.
+    outcomes: Vec<OpType>,
     /// Each transaction's micro-ops, looked up once: every analysis walks them several times.
     mops: Vec<&'h [Mop]>,
 }
@@ -43,17 +45,19 @@ impl<'h> Txns<'h> {
     }
 
     fn build(history: &'h History, with_init: bool) -> Txns<'h> {
-        let records = history
+        let (records, outcomes): (Vec<Record>, Vec<OpType>) = history
             .transactions()
             .filter(|t| with_init || *t.invoke.f() != Function::Init)
-            .map(|t| Record {
-                invoke_at: t.invoke_at as u32,
-                invoked_after: t.invoked_after.map_or(0, |p| p as u32),
-                completion_at: t.completion_at.map_or(u32::MAX, |c| c as u32),
-                outcome: t.outcome(),
-                init: *t.invoke.f() == Function::Init || t.completion.is_some_and(|c| *c.f() == Function::Init),
+            .map(|t| {
+                let record = Record {
+                    invoke_at: t.invoke_at as u32,
+                    invoked_after: t.invoked_after.map_or(0, |p| p as u32),
+                    completion_at: t.completion_at.map_or(u32::MAX, |c| c as u32),
+                    init: *t.invoke.f() == Function::Init || t.completion.is_some_and(|c| *c.f() == Function::Init),
+                };
+                (record, t.outcome())
             })
-            .collect::<Vec<Record>>();
+            .unzip();
         let ops = history.ops();
         let mops = records
             .iter()
@@ -65,7 +69,7 @@ impl<'h> Txns<'h> {
                 }
             })
             .collect();
-        Txns { history, records, mops }
+        Txns { history, records, outcomes, mops }
     }
 
     /// How many transactions there are.
@@ -80,7 +84,7 @@ impl<'h> Txns<'h> {
 
     /// How the transaction ended (`info` if the history ended first).
     pub fn outcome(&self, id: TxnId) -> OpType {
-        self.records[id as usize].outcome
+        self.outcomes[id as usize]
     }
 
     /// Whether the transaction committed or may have: Elle's "possible" operations.
