@@ -48,6 +48,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod buckets;
 mod check;
 mod chunks;
 mod closed_predicate;

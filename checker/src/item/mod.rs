@@ -18,6 +18,7 @@ use rayon::iter::{
 };
 use rustc_hash::FxHashMap;
 
+use crate::buckets::Buckets;
 use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::TxnId;
@@ -118,7 +119,11 @@ impl<'h> ItemIndex<'h> {
             }
         }
         mop_start.push(mop_keys.len() as u32);
-        let writes = WritesByKey::new(keys.len(), &scans);
+        // Every write, by key: each key's in history order.
+        let blank = KeyWrite { key: NO_KEY, value: 0, txn: NO_TXN, position: 0, intermediate: false };
+        let writes = Buckets::new(keys.len(), blank, || {
+            scans.iter().flat_map(|s| s.writes.iter().map(|w| (w.key as usize, *w)))
+        });
         drop(scans);
         let per_key: Vec<(FxHashMap<i64, Written>, Option<Fault>)> = (0..keys.len())
             .into_par_iter()
@@ -299,38 +304,6 @@ impl<'h> RangeScan<'h> {
         for w in &mut self.writes {
             w.key = global[w.key as usize];
         }
-    }
-}
-
-/// Every write, by key: each key's in history order (a counting sort of the ranges' writes).
-struct WritesByKey {
-    start: Vec<u32>,
-    writes: Vec<KeyWrite>,
-}
-
-impl WritesByKey {
-    fn new(key_count: usize, scans: &[RangeScan<'_>]) -> WritesByKey {
-        let all = || scans.iter().flat_map(|s| s.writes.iter());
-        let mut start = vec![0u32; key_count + 1];
-        for w in all() {
-            start[w.key as usize + 1] += 1;
-        }
-        for k in 0..key_count {
-            start[k + 1] += start[k];
-        }
-        let mut fill = start.clone();
-        let blank = KeyWrite { key: NO_KEY, value: 0, txn: NO_TXN, position: 0, intermediate: false };
-        let mut writes = vec![blank; start[key_count] as usize];
-        for w in all() {
-            let at = &mut fill[w.key as usize];
-            writes[*at as usize] = *w;
-            *at += 1;
-        }
-        WritesByKey { start, writes }
-    }
-
-    fn of(&self, k: usize) -> &[KeyWrite] {
-        &self.writes[self.start[k] as usize..self.start[k + 1] as usize]
     }
 }
 

@@ -25,6 +25,7 @@ use std::ops::Range;
 use histories::{Key, Mop, Observed, OpType};
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
+use crate::buckets::Buckets;
 use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::{EdgeList, TxnId};
@@ -220,33 +221,17 @@ impl<'h> Index<'h> {
         self.mop_elems = flat.mop_elems;
         self.longest = flat.longest;
         let key_count = self.keys.len();
-        let mut start = vec![0u32; key_count + 1];
-        for (&k, &b) in self.mop_keys.iter().zip(&self.mop_bits) {
-            if b & bits::APPEND != 0 {
-                start[k as usize + 1] += 1;
-            }
-        }
-        for k in 0..key_count {
-            start[k + 1] += start[k];
-        }
-        let mut fill = start.clone();
-        let mut appends = vec![(NO_TXN, 0i64); start[key_count] as usize];
-        for t in txns.ids() {
-            for j in self.mops_of(t) {
-                if self.mop_bits[j] & bits::APPEND != 0 {
-                    let slot = &mut fill[self.mop_keys[j] as usize];
-                    appends[*slot as usize] = (t, self.mop_elems[j]);
-                    *slot += 1;
-                }
-            }
-        }
-        let facts: Vec<KeyFacts<'h>> = (0..key_count)
-            .into_par_iter()
-            .map(|k| {
-                let of_key = &appends[start[k] as usize..start[k + 1] as usize];
-                KeyFacts::new(txns, of_key, self.longest[k])
+        let index = &*self;
+        let appends = Buckets::new(key_count, (NO_TXN, 0i64), || {
+            txns.ids().flat_map(move |t| {
+                index
+                    .mops_of(t)
+                    .filter(|&j| index.mop_bits[j] & bits::APPEND != 0)
+                    .map(move |j| (index.mop_keys[j] as usize, (t, index.mop_elems[j])))
             })
-            .collect();
+        });
+        let facts: Vec<KeyFacts<'h>> =
+            (0..key_count).into_par_iter().map(|k| KeyFacts::new(txns, appends.of(k), self.longest[k])).collect();
         let mut base = 0u32;
         self.version_base = Vec::with_capacity(key_count);
         self.row_writers = Vec::with_capacity(key_count + facts.iter().map(|f| f.versions.len()).sum::<usize>());
@@ -348,28 +333,14 @@ impl<'h> Index<'h> {
         let rows = self.row_writers.len();
         self.mop_bits.clear();
         self.mop_links.reserve_exact(self.mop_keys.len());
-        // Two passes over the reads, counting then filling, build the table without a vector per version.
-        let mut start = vec![0u32; rows + 1];
         for part in &resolved {
             self.mop_bits.extend_from_slice(&part.bits);
             self.mop_links.extend_from_slice(&part.links);
-            for &(row, _) in &part.reads {
-                start[row as usize + 1] += 1;
-            }
         }
-        for r in 0..rows {
-            start[r + 1] += start[r];
-        }
-        let mut fill = start.clone();
-        let mut readers = vec![0; start[rows] as usize];
-        for part in resolved {
-            for (row, t) in part.reads {
-                readers[fill[row as usize] as usize] = t;
-                fill[row as usize] += 1;
-            }
-        }
-        self.reader_start = start;
-        self.readers = readers;
+        // The readers of each version, without a vector per version.
+        let readers =
+            Buckets::new(rows, 0, || resolved.iter().flat_map(|part| &part.reads).map(|&(row, t)| (row as usize, t)));
+        (self.reader_start, self.readers) = readers.into_parts();
     }
 
     /// The micro-ops of transaction `t`, as positions in the flat arrays.

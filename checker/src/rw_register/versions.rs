@@ -27,6 +27,7 @@ use rayon::iter::{
 use rustc_hash::FxHashMap;
 
 use super::write_versions::WriteVersions;
+use crate::buckets::Buckets;
 use crate::commit_order::CommitOrder;
 use crate::graph::TxnId;
 use crate::item::{Ext, KeyId, NO_TXN};
@@ -215,7 +216,14 @@ pub(crate) fn infer(
 ) -> (Vec<Versions>, Vec<CyclicVersions>) {
     // Each key's versions are its own, so the keys are shared out among the cores, each walking its
     // externals in transaction order.
-    let by_key = ByKey::new(key_count, ext);
+    // Every external read and write, by key: each key's in transaction order, copied out of the
+    // transactions so that one key's walk reads one stretch of memory.
+    let blank = KeyExt { txn: NO_TXN, read: None, write: None };
+    let by_key = Buckets::new(key_count, blank, || {
+        ext.iter().enumerate().flat_map(|(t, exts)| {
+            exts.iter().map(move |e| (e.key as usize, KeyExt { txn: t as TxnId, read: e.read, write: e.write }))
+        })
+    });
     let (mut versions, touches): (Vec<Versions>, Vec<Vec<Touch>>) =
         (0..key_count).into_par_iter().with_min_len(256).map(|k| key_versions(by_key.of(k))).unzip();
     let mut sources: Vec<&'static str> = Vec::new();
@@ -292,47 +300,12 @@ pub(crate) fn infer(
     (versions, cyclic)
 }
 
-/// Every external read and write, by key: each key's in transaction order, copied out of the
-/// transactions so that one key's walk reads one stretch of memory.
-struct ByKey {
-    start: Vec<u32>,
-    entries: Vec<KeyExt>,
-}
-
 /// One transaction's external read and write of a key, as [`Ext`] without the key and the number.
 #[derive(Debug, Clone, Copy)]
 struct KeyExt {
     txn: TxnId,
     read: Option<Option<i64>>,
     write: Option<Option<i64>>,
-}
-
-impl ByKey {
-    /// Buckets the externals by key (a counting sort, which keeps transaction order within a key).
-    fn new(key_count: usize, ext: &[&[Ext]]) -> ByKey {
-        let mut start = vec![0u32; key_count + 1];
-        for e in ext.iter().flat_map(|exts| exts.iter()) {
-            start[e.key as usize + 1] += 1;
-        }
-        for k in 0..key_count {
-            start[k + 1] += start[k];
-        }
-        let mut fill = start.clone();
-        let mut entries = vec![KeyExt { txn: NO_TXN, read: None, write: None }; start[key_count] as usize];
-        for (t, exts) in ext.iter().enumerate() {
-            for e in exts.iter() {
-                let at = &mut fill[e.key as usize];
-                entries[*at as usize] = KeyExt { txn: t as TxnId, read: e.read, write: e.write };
-                *at += 1;
-            }
-        }
-        ByKey { start, entries }
-    }
-
-    /// Key `k`'s externals, in transaction order.
-    fn of(&self, k: usize) -> &[KeyExt] {
-        &self.entries[self.start[k] as usize..self.start[k + 1] as usize]
-    }
 }
 
 /// One key's versions, from its externals (in transaction order), and what each transaction
