@@ -24,11 +24,23 @@ use crate::util::{galera_dir, isocheck, run_json};
 /// One test at a time on the shared cluster.
 static CLUSTER: Mutex<()> = Mutex::new(());
 
-/// The cluster, once every node is Synced (a test before may have left one rejoining), and the turn.
+/// The cluster, once every node is Synced (a test before may have left one rejoining, or, if it failed
+/// half-way, killed or paused), and the turn.
 fn cluster(test: &str) -> Option<(GaleraCluster, MutexGuard<'static, ()>)> {
     let dir = galera_dir(test)?;
     let turn = CLUSTER.lock().unwrap_or_else(PoisonError::into_inner);
     let cluster = GaleraCluster::open(&dir).expect("the test command's cluster");
+    // One failed test must not fail the ones after it: the nodes it left paused resume, then the ones it
+    // left killed start again.
+    for i in 0..cluster.nodes().len() {
+        cluster.resume_node(i).expect("a node of the cluster");
+    }
+    for i in 0..cluster.nodes().len() {
+        if cluster.pid(i).is_none() {
+            let rejoin = cluster.restart_node(i).unwrap_or_else(|e| panic!("{e}"));
+            eprintln!("{test}: node {} was down after an earlier test, and rejoined by {rejoin:?}", i + 1);
+        }
+    }
     for i in 0..cluster.nodes().len() {
         cluster.wait_synced(i, cluster.nodes().len()).unwrap_or_else(|e| panic!("{e}"));
     }
@@ -118,11 +130,18 @@ fn galera_commit_in_flight_on_a_killed_node_is_indeterminate() {
     session.write(&Key::Int(1), 2).unwrap();
     // Stopped, n3 cannot answer the COMMIT sent next, whenever it arrives: it is in flight when n3 dies.
     cluster.pause_node(2).unwrap();
-    let committing = std::thread::spawn(move || session.commit());
+    let paused = Instant::now();
+    let committing = std::thread::spawn(move || {
+        let answer = session.commit();
+        (answer, paused.elapsed())
+    });
     std::thread::sleep(Duration::from_millis(300));
     cluster.kill_node(2).unwrap();
-    let answer = committing.join().expect("the committing thread");
-    let error = answer.expect_err("a killed node cannot have answered ok");
+    let killed = paused.elapsed();
+    let (answer, answered) = committing.join().expect("the committing thread");
+    let error = answer.err().unwrap_or_else(|| {
+        panic!("a paused, then killed node answered ok: {answered:?} after the pause, killed after {killed:?}")
+    });
     assert_eq!(error.failure, Failure::Indeterminate, "{error}");
     assert!(error.session_lost, "{error}");
 

@@ -339,11 +339,14 @@ impl GaleraCluster {
         Ok(rejoin)
     }
 
-    /// SIGSTOPs node `i`'s server (a process that stops answering, as under a long GC pause or a VM stall).
+    /// SIGSTOPs node `i`'s server (a process that stops answering, as under a long GC pause or a VM stall),
+    /// and returns once every one of its threads is stopped (a thread busy in the kernel stops only when
+    /// it leaves it), so that nothing sent to the node afterwards is answered before it resumes.
     pub fn pause_node(&self, i: usize) -> Result<(), ClusterError> {
         self.node(i)?;
         if let Some(pid) = self.pid(i) {
             signal(pid, Signal::SIGSTOP);
+            wait_stopped(pid, STOP_TIMEOUT);
         }
         Ok(())
     }
@@ -444,6 +447,11 @@ impl GaleraCluster {
         let members: Vec<String> = self.layout.nodes.iter().map(|n| format!("127.0.0.1:{}", n.gcomm_port)).collect();
         let user = self.layout.user.as_ref().map(|u| format!("user={u}\n")).unwrap_or_default();
         let d = dir.display();
+        // Galera declares a silent peer gone after `evs.suspect_timeout` (5 s by default) and the nodes left
+        // without a majority stop taking writes. A loaded machine has starved a node's threads for 12 s
+        // here, which split the cluster in the middle of a state transfer it never finished; peers are
+        // given 20 s instead. A killed node's peers then wait up to 20 s before its view changes, which
+        // the clients' 15 s statement timeouts meet as indeterminate operations, as they should.
         let config = format!(
             "[mariadbd]\n\
              {user}datadir={d}/data\n\
@@ -469,7 +477,8 @@ impl GaleraCluster {
              wsrep_sst_receive_address=127.0.0.1:{sst}\n\
              wsrep_slave_threads=2\n\
              wsrep_provider_options=\"base_host=127.0.0.1;base_port={gcomm};gmcast.listen_addr=tcp://127.0.0.1:{gcomm};\
-             ist.recv_addr=127.0.0.1:{ist};gcache.size=32M\"\n",
+             ist.recv_addr=127.0.0.1:{ist};gcache.size=32M;\
+             evs.suspect_timeout=PT20S;evs.inactive_timeout=PT40S;evs.install_timeout=PT20S\"\n",
             port = node.port,
             members = members.join(","),
             name = node.name,
@@ -709,6 +718,27 @@ pub fn alive(pid: u32) -> bool {
         Ok(stat) => !matches!(stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next()), Some('Z' | 'X')),
         Err(_) => false,
     }
+}
+
+/// The state letters (`R`, `S`, `D`, `T`, ...) of each thread of `pid`; empty once it is gone.
+fn thread_states(pid: u32) -> Vec<char> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("stat")).ok())
+        .filter_map(|stat| stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next()))
+        .collect()
+}
+
+/// Waits up to `timeout` until every thread of `pid` is stopped (or it is gone); whether they are.
+fn wait_stopped(pid: u32, timeout: Duration) -> bool {
+    let started = Instant::now();
+    while thread_states(pid).iter().any(|&state| !matches!(state, 'T' | 't' | 'Z' | 'X')) {
+        if started.elapsed() > timeout {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
 }
 
 /// Waits up to `timeout` for `pid` to be gone; whether it is.
