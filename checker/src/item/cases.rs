@@ -48,6 +48,8 @@ pub(crate) fn all(index: &ItemIndex<'_>, txns: &Txns<'_>) -> Cases {
 /// The anomalies of the reads of the committed transactions among `ids`.
 fn of_reads(index: &ItemIndex<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> Cases {
     let mut cases = Cases::new();
+    // What `internal` keeps per transaction, one allocation for the range.
+    let mut known = Vec::new();
     for t in ids.filter(|&t| txns.outcome(t) == OpType::Ok) {
         for (i, mop) in txns.mops(t).iter().enumerate() {
             match (ItemOp::of(mop), mop) {
@@ -61,7 +63,7 @@ fn of_reads(index: &ItemIndex<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> Cases 
                 _ => {}
             }
         }
-        internal(index, txns, t, &mut cases);
+        internal(index, txns, t, &mut known, &mut cases);
     }
     cases
 }
@@ -134,12 +136,13 @@ struct Known {
 
 /// `internal`: the first read of the transaction that disagrees with what it last wrote or read of
 /// the key (Elle's `op-internal-case`, one case per transaction).
-fn internal(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases) {
+/// `known` is scratch space, cleared here.
+fn internal(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, known: &mut Vec<Known>, cases: &mut Cases) {
     let mops = txns.mops(t);
     if mops.len() < 2 {
         return;
     }
-    let mut known: Vec<Known> = Vec::new();
+    known.clear();
     for (i, mop) in mops.iter().enumerate() {
         let k = index.key_of(t, i);
         match (ItemOp::of(mop), mop) {
@@ -170,7 +173,7 @@ fn internal(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, cases: &mut Cases)
                 }
             }
             (None, Mop::PredicateRead { predicate, rows: Some(rows) }) => {
-                if let Some(c) = predicate_internal(index, txns, t, mop, *predicate, rows, &known) {
+                if let Some(c) = predicate_internal(index, txns, t, mop, *predicate, rows, known) {
                     push(cases, "internal", c);
                     return;
                 }

@@ -238,13 +238,7 @@ pub(crate) fn infer(
             .enumerate()
             .with_min_len(256)
             .filter_map(|(k, (kv, mut new))| {
-                if new.is_empty() {
-                    return None;
-                }
-                let mut merged = kv.edges.clone();
-                merged.append(&mut new);
-                merged.sort_by_key(|e| (e.0, e.1));
-                merged.dedup_by_key(|e| (e.0, e.1));
+                let merged = merged_edges(&kv.edges, &mut new)?;
                 match find_cycle(kv.values.len(), &merged) {
                     Some(cycle) => Some(CyclicVersions { key: k as KeyId, cycle, sources: sources.clone() }),
                     None => {
@@ -410,16 +404,47 @@ fn linearizable_key(items: &mut [(usize, usize, Touch)], candidates: &mut Vec<Ve
     }
 }
 
+/// The accepted edges `edges` (sorted by (from, to), one per pair) with the `new` ones, sorted the same
+/// way, each pair once and with its first source (an accepted edge's before a new one's, and among new
+/// ones the first in `new`'s order); `None` when `new` adds no pair, so the graph is unchanged.
+fn merged_edges(edges: &[VersionEdge], new: &mut [VersionEdge]) -> Option<Vec<VersionEdge>> {
+    // Stable, so equal pairs keep `new`'s order.
+    new.sort_by_key(|e| (e.0, e.1));
+    let mut merged = Vec::with_capacity(edges.len() + new.len());
+    let mut old = edges.iter().peekable();
+    let mut added = false;
+    for &e in new.iter() {
+        while let Some(&&o) = old.peek()
+            && (o.0, o.1) < (e.0, e.1)
+        {
+            merged.push(o);
+            old.next();
+        }
+        let same = |m: &VersionEdge| (m.0, m.1) == (e.0, e.1);
+        if old.peek().is_some_and(|o| same(o)) || merged.last().is_some_and(same) {
+            continue;
+        }
+        merged.push(e);
+        added = true;
+    }
+    merged.extend(old);
+    added.then_some(merged)
+}
+
 /// A cycle in the graph on `n` nodes with these edges (sorted by source), as its edges in order.
 fn find_cycle(n: usize, edges: &[VersionEdge]) -> Option<Vec<VersionEdge>> {
     const WHITE: u8 = 0;
     const GREY: u8 = 1;
     const BLACK: u8 = 2;
-    let out = |v: u32| {
-        let from = edges.partition_point(|e| e.0 < v);
-        let to = edges.partition_point(|e| e.0 <= v);
-        from..to
-    };
+    // Where each node's edges start: node v's are `start[v]..start[v + 1]`.
+    let mut start = vec![0usize; n + 1];
+    for e in edges {
+        start[e.0 as usize + 1] += 1;
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    let out = |v: u32| start[v as usize]..start[v as usize + 1];
     let mut colour = vec![WHITE; n];
     // The edge by which each grey node was entered.
     let mut entered: Vec<usize> = vec![usize::MAX; n];
@@ -467,6 +492,21 @@ mod tests {
     use super::*;
 
     const S: Source = Source::InitialState;
+
+    #[test]
+    fn merging_keeps_each_pair_once_with_its_first_source_and_says_when_nothing_is_new() {
+        let w = |t| Source::WfrKeys(t);
+        let accepted = vec![(0, 1, S), (0, 2, S), (1, 2, w(7))];
+        // Nothing new: pairs already accepted, even from other sources.
+        assert_eq!(merged_edges(&accepted, &mut [(1, 2, w(9)), (0, 1, w(9))]), None);
+        assert_eq!(merged_edges(&accepted, &mut []), None);
+        // New pairs, out of order and repeated: each once, the first source given, accepted ones kept.
+        let mut new = [(2, 1, w(3)), (1, 2, w(4)), (0, 3, w(5)), (2, 1, w(6)), (3, 0, w(8))];
+        assert_eq!(
+            merged_edges(&accepted, &mut new),
+            Some(vec![(0, 1, S), (0, 2, S), (0, 3, w(5)), (1, 2, w(7)), (2, 1, w(3)), (3, 0, w(8))])
+        );
+    }
 
     #[test]
     fn a_cycle_is_found_edge_by_edge_and_an_acyclic_graph_has_none() {
