@@ -2,7 +2,8 @@
 //! cluster up`, `ISOCHECK_GALERA_DIR`): the cluster formed; a run spreads its clients over every node
 //! and records each op's node (or keeps them on one with `--node-affinity`), and its history checks; a
 //! COMMIT in flight on a node that is SIGKILLed becomes `info`; runs under `kill-node` and `pause-node`
-//! end, record each fault with its node, and leave every node Synced.
+//! end, record each fault with its node, and leave every node Synced; a run under `restart-cluster` ends,
+//! records the fault, and every server is a new one, Synced.
 //!
 //! Only what is deterministic is asserted: what Galera does to isolation (anomalies, abort counts,
 //! throughput) is a finding for the README, and the histories are asserted to check (exit 0, 1 or 3,
@@ -214,6 +215,30 @@ fn galera_pause_node_run_ends_records_the_fault_and_resumes_the_node() {
     let pauses = faults(&ops, "pause-node");
     assert!(!pauses.is_empty(), "the first pause comes 1.5 s into a 4 s run");
     assert_eq!(pauses.len(), faults(&ops, "resume-node").len(), "every paused node is resumed");
+    assert_every_node_synced(&cluster);
+}
+
+#[test]
+fn galera_restart_cluster_run_ends_records_the_fault_and_every_node_rejoins() {
+    let Some((cluster, _turn)) = cluster("galera_restart_cluster_run_ends_records_the_fault_and_every_node_rejoins")
+    else {
+        return;
+    };
+    let before: Vec<Option<u32>> = (0..cluster.nodes().len()).map(|i| cluster.pid(i)).collect();
+    let (ops, _out) = run_under(&cluster, "restart-cluster");
+    let restarts: Vec<&Value> = ops
+        .iter()
+        .filter(|op| op["process"] == "nemesis" && op["f"] == "restart-cluster" && op["type"] == "info")
+        .collect();
+    assert!(!restarts.is_empty(), "the first restart comes 1.5 s into a 4 s run");
+    for op in &restarts {
+        assert_eq!(op["value"]["node"], "all", "{op}");
+        assert!(op["value"].get("error").is_none(), "{op}");
+    }
+    // Every server was really stopped and started again, and the cluster formed again.
+    for (i, pid) in before.iter().enumerate() {
+        assert!(pid.is_some() && cluster.pid(i) != *pid, "node {} kept its server {pid:?}", i + 1);
+    }
     assert_every_node_synced(&cluster);
 }
 
