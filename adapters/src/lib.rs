@@ -53,6 +53,7 @@ mod postgres;
 mod session;
 mod sql;
 mod sqlite;
+mod tables;
 mod txn_state;
 
 pub use self::postgres::PostgresSystem;

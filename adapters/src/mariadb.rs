@@ -35,9 +35,9 @@
 //! transaction is then rolled back; a connection lost during COMMIT is indeterminate. The kill switch is
 //! `KILL CONNECTION` from a separate admin connection.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use histories::{Key, Predicate, Rows};
 use mysql::consts::CapabilityFlags;
@@ -47,6 +47,7 @@ use mysql::{Conn, Opts, OptsBuilder, Row, Value};
 use crate::level::{Level, LevelSupport};
 use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 use crate::sql::{key_of_text, key_text, predicate_condition};
+use crate::tables::{Created, Tables};
 use crate::txn_state::Tracked;
 
 /// The system's name, as [`System::name`] says it.
@@ -104,36 +105,6 @@ pub struct GaleraOptions {
     /// `SET SESSION wsrep_sync_wait = N` in every session (1: reads wait until the node has applied
     /// every write the cluster committed before them).
     pub sync_wait: Option<u32>,
-}
-
-/// The tables this system created and has not dropped yet.
-#[derive(Default)]
-struct Created {
-    current: Option<Tables>,
-    /// Earlier runs' that could not be dropped yet (a session still held them).
-    stale: Vec<Tables>,
-}
-
-/// One run's tables (the records table exists only once `prepare_records` made it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Tables {
-    lists: String,
-    registers: String,
-    records: String,
-}
-
-impl Tables {
-    fn fresh() -> Tables {
-        static RUNS: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos();
-        let run = RUNS.fetch_add(1, Ordering::Relaxed);
-        let suffix = format!("{}_{nanos}_{run}", std::process::id());
-        Tables {
-            lists: format!("isocheck_lists_{suffix}"),
-            registers: format!("isocheck_registers_{suffix}"),
-            records: format!("isocheck_records_{suffix}"),
-        }
-    }
 }
 
 /// How long dropping old tables waits for sessions still holding them (`lock_wait_timeout`, seconds),
@@ -517,8 +488,7 @@ impl System for MariadbSystem {
         let mut conn = self.conn()?;
         conn.query_drop(format!("SET SESSION lock_wait_timeout = {DROP_LOCK_TIMEOUT_S}")).map_err(unavailable)?;
         let mut created = lock(&self.tables);
-        let mut old = std::mem::take(&mut created.stale);
-        old.extend(created.current.take());
+        let old = created.take_all();
         created.stale = Self::drop_tables(&mut conn, old);
 
         let tables = Tables::fresh();
@@ -596,8 +566,7 @@ impl System for MariadbSystem {
 
 impl Drop for MariadbSystem {
     fn drop(&mut self) {
-        let Created { current, mut stale } = std::mem::take(&mut *lock(&self.tables));
-        stale.extend(current);
+        let stale = lock(&self.tables).take_all();
         if stale.is_empty() {
             return;
         }
@@ -1072,13 +1041,6 @@ mod tests {
         let plain = node_opts(NAME, "mariadb://root@h:1/db", None, &[]).unwrap();
         assert_eq!(plain.get_read_timeout(), None);
         assert_eq!(plain.get_tcp_connect_timeout(), Some(Duration::from_secs(10)));
-    }
-
-    #[test]
-    fn fresh_tables_never_share_a_name_and_fit_mariadb_identifiers() {
-        let (a, b) = (Tables::fresh(), Tables::fresh());
-        assert_ne!(a.lists, b.lists);
-        assert!(a.registers.len() <= 64, "{} is longer than MariaDB's 64 characters", a.registers);
     }
 
     #[test]

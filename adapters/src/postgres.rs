@@ -15,9 +15,8 @@
 //! The kill switch terminates the session's backend from a separate admin connection.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use ::postgres::types::{FromSql, ToSql};
 use ::postgres::{Client, Config, NoTls, Row, Statement};
@@ -26,6 +25,7 @@ use histories::{Key, Predicate, Rows};
 use crate::level::{Level, LevelSupport};
 use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 use crate::sql::{key_of_text, key_text, predicate_condition};
+use crate::tables::{Created, Tables};
 use crate::txn_state::Tracked;
 
 /// PostgreSQL, on a server given by URL.
@@ -34,37 +34,6 @@ pub struct PostgresSystem {
     version: String,
     tables: Mutex<Created>,
     admin: Arc<Admin>,
-}
-
-/// The tables this system created and has not dropped yet.
-#[derive(Default)]
-struct Created {
-    /// The current run's.
-    current: Option<Tables>,
-    /// Earlier runs' that could not be dropped yet (a session still held them).
-    stale: Vec<Tables>,
-}
-
-/// One run's tables (the records table exists only once `prepare_records` made it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Tables {
-    lists: String,
-    registers: String,
-    records: String,
-}
-
-impl Tables {
-    fn fresh() -> Tables {
-        static RUNS: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos();
-        let run = RUNS.fetch_add(1, Ordering::Relaxed);
-        let suffix = format!("{}_{nanos}_{run}", std::process::id());
-        Tables {
-            lists: format!("isocheck_lists_{suffix}"),
-            registers: format!("isocheck_registers_{suffix}"),
-            records: format!("isocheck_records_{suffix}"),
-        }
-    }
 }
 
 /// How long dropping old tables waits for sessions still holding them, before leaving them for later.
@@ -159,8 +128,7 @@ impl System for PostgresSystem {
         let mut client = self.client()?;
         client.batch_execute(&format!("SET lock_timeout = '{DROP_LOCK_TIMEOUT}'")).map_err(unavailable)?;
         let mut created = lock(&self.tables);
-        let mut old = std::mem::take(&mut created.stale);
-        old.extend(created.current.take());
+        let old = created.take_all();
         created.stale = Self::drop_tables(&mut client, old);
 
         let tables = Tables::fresh();
@@ -226,8 +194,7 @@ impl System for PostgresSystem {
 
 impl Drop for PostgresSystem {
     fn drop(&mut self) {
-        let Created { current, mut stale } = std::mem::take(&mut *lock(&self.tables));
-        stale.extend(current);
+        let stale = lock(&self.tables).take_all();
         if stale.is_empty() {
             return;
         }
@@ -608,14 +575,6 @@ mod tests {
             let at_commit = classify(fault(e, false), true, message(e));
             assert_eq!((at_commit.failure, at_commit.cause.as_str()), (Failure::Indeterminate, "connection lost"));
         }
-    }
-
-    #[test]
-    fn fresh_tables_never_share_a_name_and_fit_postgresql_identifiers() {
-        let (a, b) = (Tables::fresh(), Tables::fresh());
-        assert_ne!(a.lists, b.lists);
-        assert_ne!(a.registers, b.registers);
-        assert!(a.registers.len() <= 63, "{} is longer than NAMEDATALEN - 1", a.registers);
     }
 
     #[test]
