@@ -2,6 +2,7 @@
 //! (DESIGN.md §4: 0 valid, 1 anomaly, 2 bad input or usage, 3 unknown). Everything else lives in the
 //! command modules and the library crates.
 
+mod allocator;
 mod cli;
 mod commands;
 mod exit;
@@ -13,6 +14,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    allocator::configure();
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(e) => {

@@ -1,0 +1,25 @@
+//! The memory allocator's settings for this process, made once, first thing in `main`, before any other
+//! thread exists. This module owns only that; what allocates, and how much, is every other module's.
+//!
+//! On glibc, each thread other than the main one allocates from a heap of its own, which glibc grows a
+//! page at a time, one `mprotect` call each: reading a history of a million transactions on two cores
+//! made about 110,000 of those calls, a fifth of the check's kernel time. With a 64 MiB top pad each heap
+//! is made ready in one call. Measured on the 1M histories (README, Performance): list-append 3.64 s to
+//! 3.37 s and rw-register 4.35 s to 4.10 s (medians of five, alternating), kernel time down 0.3 s, peak
+//! memory unchanged (pages are only counted once touched). The pad also keeps glibc from returning the
+//! top 64 MiB of a heap to the system when it is freed, and fixes the size from which glibc maps an
+//! allocation on its own (128 KiB), rather than raising it as large blocks are freed.
+
+/// The top pad: how much more than asked glibc makes ready each time a heap grows.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const TOP_PAD: libc::c_int = 64 << 20;
+
+/// Sets the allocator's parameters. Call it before starting any thread.
+pub fn configure() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets a parameter of glibc's allocator, and no other thread allocates yet.
+    // Its answer (1 set, 0 refused) needs no handling: a refused setting leaves glibc's default.
+    unsafe {
+        libc::mallopt(libc::M_TOP_PAD, TOP_PAD);
+    }
+}
