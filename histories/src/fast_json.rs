@@ -147,8 +147,9 @@ impl<'a> Scanner<'a, '_> {
         read(self).map(Some)
     }
 
-    /// The quoted word `word` (quotes included), if it comes next.
-    #[inline]
+    /// The quoted word `word` (quotes included), if it comes next. Always inlined: every `word` is a
+    /// literal, whose length is then known, so the comparison is a few instructions, not a `memcmp` call.
+    #[inline(always)]
     fn quoted(&mut self, word: &[u8]) -> bool {
         let next = self.bytes.get(self.at..).is_some_and(|rest| rest.starts_with(word));
         if next {
@@ -160,39 +161,33 @@ impl<'a> Scanner<'a, '_> {
     /// A field's name, as its number: `index`, `type`, `process`, `f`, `time`, `value`, `error`,
     /// `commit_order` are 0 to 7.
     fn field(&mut self) -> Option<u8> {
-        const FIELDS: [&[u8]; 8] = [
-            b"\"index\"",
-            b"\"type\"",
-            b"\"process\"",
-            b"\"f\"",
-            b"\"time\"",
-            b"\"value\"",
-            b"\"error\"",
-            b"\"commit_order\"",
-        ];
-        let candidates: &[u8] = match *self.bytes.get(self.at + 1)? {
-            b'i' => &[0],
-            b't' => &[1, 4],
-            b'p' => &[2],
-            b'f' => &[3],
-            b'v' => &[5],
-            b'e' => &[6],
-            b'c' => &[7],
+        let field = match *self.bytes.get(self.at + 1)? {
+            b'i' if self.quoted(b"\"index\"") => 0,
+            b't' if self.quoted(b"\"type\"") => 1,
+            b'p' if self.quoted(b"\"process\"") => 2,
+            b'f' if self.quoted(b"\"f\"") => 3,
+            b't' if self.quoted(b"\"time\"") => 4,
+            b'v' if self.quoted(b"\"value\"") => 5,
+            b'e' if self.quoted(b"\"error\"") => 6,
+            b'c' if self.quoted(b"\"commit_order\"") => 7,
             _ => return None,
         };
-        candidates.iter().copied().find(|&field| self.quoted(FIELDS[field as usize]))
+        Some(field)
     }
 
     /// An operation's type.
     fn kind(&mut self) -> Option<OpType> {
-        [
-            (b"\"invoke\"" as &[u8], OpType::Invoke),
-            (b"\"ok\"", OpType::Ok),
-            (b"\"fail\"", OpType::Fail),
-            (b"\"info\"", OpType::Info),
-        ]
-        .into_iter()
-        .find_map(|(word, kind)| self.quoted(word).then_some(kind))
+        if self.quoted(b"\"invoke\"") {
+            Some(OpType::Invoke)
+        } else if self.quoted(b"\"ok\"") {
+            Some(OpType::Ok)
+        } else if self.quoted(b"\"fail\"") {
+            Some(OpType::Fail)
+        } else if self.quoted(b"\"info\"") {
+            Some(OpType::Info)
+        } else {
+            None
+        }
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
@@ -219,20 +214,19 @@ impl<'a> Scanner<'a, '_> {
     #[inline]
     fn digits(&mut self) -> Option<u64> {
         let rest = self.bytes.get(self.at..)?;
+        // One digit more than may be taken: a number that fills it is too long.
+        let window = &rest[..rest.len().min(MAX_DIGITS + 1)];
         let mut n = 0u64;
-        let mut len = 0;
-        for &b in rest {
+        let mut len = window.len();
+        for (i, &b) in window.iter().enumerate() {
             let d = b.wrapping_sub(b'0');
             if d > 9 {
+                len = i;
                 break;
             }
-            if len == MAX_DIGITS {
-                return None;
-            }
-            n = n * 10 + u64::from(d);
-            len += 1;
+            n = n.wrapping_mul(10).wrapping_add(u64::from(d));
         }
-        if len == 0 || (len > 1 && rest[0] == b'0') {
+        if len == 0 || len > MAX_DIGITS || (len > 1 && rest[0] == b'0') {
             return None;
         }
         self.at += len;
