@@ -3,12 +3,15 @@
 //!
 //! On glibc, each thread other than the main one allocates from a heap of its own, which glibc grows a
 //! page at a time, one `mprotect` call each: reading a history of a million transactions on two cores
-//! made about 110,000 of those calls, a fifth of the check's kernel time. With a 64 MiB top pad each heap
-//! is made ready in one call. Measured on the 1M histories (README, Performance): list-append 3.64 s to
-//! 3.37 s and rw-register 4.35 s to 4.10 s (medians of five, alternating), kernel time down 0.3 s, peak
-//! memory unchanged (pages are only counted once touched). The pad also keeps glibc from returning the
-//! top 64 MiB of a heap to the system when it is freed, and fixes the size from which glibc maps an
-//! allocation on its own (128 KiB), rather than raising it as large blocks are freed.
+//! made about 110,000 of those calls, a fifth of the check's kernel time. With a 64 MiB top pad (a
+//! thread's heap is at most 64 MiB) each heap is made ready in one call; a smaller pad only readies the
+//! start of a heap, which then grows a page at a time as before (16 MiB saved almost nothing). Measured on
+//! the 1M histories (README, Performance): list-append 3.64 s to 3.37 s and rw-register 4.35 s to 4.10 s
+//! (medians of five, alternating), kernel time down 0.3-0.5 s. The cost is memory: glibc then keeps up to
+//! the pad at the top of each heap when it is freed rather than returning it, so the peak grows by about
+//! 50 MB (100k list-append transactions 106 MB to 152 MB, 1M 950 MB to 1,010-1,030 MB, with
+//! `GLIBC_TUNABLES=glibc.malloc.top_pad` on one binary). The pad also fixes the size from which glibc maps
+//! an allocation on its own (128 KiB), rather than raising it as large blocks are freed.
 
 /// The top pad: how much more than asked glibc makes ready each time a heap grows.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
