@@ -8,9 +8,9 @@
 //! start of a heap, which then grows a page at a time as before (16 MiB saved almost nothing). Measured on
 //! the 1M histories (README, Performance): list-append 3.64 s to 3.37 s and rw-register 4.35 s to 4.10 s
 //! (medians of five, alternating), kernel time down 0.3-0.5 s. The cost is memory: glibc then keeps up to
-//! the pad at the top of each heap when it is freed rather than returning it, so the peak grows by about
-//! 50 MB (100k list-append transactions 106 MB to 152 MB, 1M 950 MB to 1,010-1,030 MB, with
-//! `GLIBC_TUNABLES=glibc.malloc.top_pad` on one binary). The pad also fixes the size from which glibc maps
+//! the pad at the top of each heap when it is freed rather than returning it, so the peak grows by 45-80
+//! MB (100k list-append transactions 103 MB to 149 MB, 1M 928 MB to 986-1,009 MB; MB as the README's
+//! tables count them, /usr/bin/time's KiB over 1024; `GLIBC_TUNABLES=glibc.malloc.top_pad` on one binary). The pad also fixes the size from which glibc maps
 //! an allocation on its own (128 KiB), rather than raising it as large blocks are freed.
 
 /// The top pad: how much more than asked glibc makes ready each time a heap grows.

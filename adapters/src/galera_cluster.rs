@@ -341,7 +341,8 @@ impl GaleraCluster {
 
     /// SIGSTOPs node `i`'s server (a process that stops answering, as under a long GC pause or a VM stall),
     /// and returns once every one of its threads is stopped (a thread busy in the kernel stops only when
-    /// it leaves it), so that nothing sent to the node afterwards is answered before it resumes.
+    /// it leaves it), so that nothing sent to the node afterwards is answered before it resumes; or, if
+    /// one has not stopped within [`STOP_TIMEOUT`], then.
     pub fn pause_node(&self, i: usize) -> Result<(), ClusterError> {
         self.node(i)?;
         if let Some(pid) = self.pid(i) {
@@ -712,33 +713,36 @@ fn signal(pid: u32, sig: Signal) {
     }
 }
 
+/// The state letter (`R`, `S`, `D`, `T`, `Z`, ...) of a `/proc/.../stat` line: the first field after the
+/// command's closing parenthesis (the command itself may hold any character).
+fn state_letter(stat: &str) -> Option<char> {
+    stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next())
+}
+
 /// Whether `pid` is a live process (not a zombie).
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !matches!(stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next()), Some('Z' | 'X')),
+        Ok(stat) => !matches!(state_letter(&stat), Some('Z' | 'X')),
         Err(_) => false,
     }
 }
 
-/// The state letters (`R`, `S`, `D`, `T`, ...) of each thread of `pid`; empty once it is gone.
+/// The state letters of each thread of `pid`; empty once it is gone.
 fn thread_states(pid: u32) -> Vec<char> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
     tasks
         .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("stat")).ok())
-        .filter_map(|stat| stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next()))
+        .filter_map(|stat| state_letter(&stat))
         .collect()
 }
 
-/// Waits up to `timeout` until every thread of `pid` is stopped (or it is gone); whether they are.
-fn wait_stopped(pid: u32, timeout: Duration) -> bool {
+/// Waits until every thread of `pid` is stopped (or it is gone), for up to `timeout`.
+fn wait_stopped(pid: u32, timeout: Duration) {
     let started = Instant::now();
-    while thread_states(pid).iter().any(|&state| !matches!(state, 'T' | 't' | 'Z' | 'X')) {
-        if started.elapsed() > timeout {
-            return false;
-        }
+    while thread_states(pid).iter().any(|&state| !matches!(state, 'T' | 't' | 'Z' | 'X')) && started.elapsed() < timeout
+    {
         std::thread::sleep(Duration::from_millis(10));
     }
-    true
 }
 
 /// Waits up to `timeout` for `pid` to be gone; whether it is.
