@@ -12,17 +12,123 @@
 //! MB (100k list-append transactions 103 MB to 149 MB, 1M 928 MB to 986-1,009 MB; MB as the README's
 //! tables count them, /usr/bin/time's KiB over 1024; `GLIBC_TUNABLES=glibc.malloc.top_pad` on one binary). The pad also fixes the size from which glibc maps
 //! an allocation on its own (128 KiB), rather than raising it as large blocks are freed.
+//!
+//! A large check spends much of its time waiting on memory: its lookups land all over a history of
+//! gigabytes, and with 4 KiB pages nearly each one misses the translation cache too. glibc asks the
+//! kernel for transparent huge pages (2 MiB) for its heaps when its `glibc.malloc.hugetlb=1` tunable is
+//! set, and Debian's kernels give them to memory that asks (`madvise`, their default). Tunables are read
+//! only when a program starts, so the process starts itself again, once, with the tunable added to
+//! `GLIBC_TUNABLES` (the same process: `exec` keeps its pid, its arguments and its open files), and then
+//! puts the variable back as it was, so that the servers and browsers it starts do not inherit it.
+//! Measured (README, Performance; medians of five, alternating): 1M list-append transactions 2.39 s to
+//! 2.22 s with the tunable set by hand, 3.17 s to 3.03 s at a busier moment with the process starting
+//! itself again; 10M 35.3 s to 30.7 s and 44.5 s to 35.3 s (two pairs of runs, the kernel's time halved);
+//! 1M rw-register and 100k transactions unchanged; peak memory unchanged. A `GLIBC_TUNABLES` that already
+//! names `glibc.malloc.hugetlb` (`=0` turns huge pages off) is left as it is.
 
 /// The top pad: how much more than asked glibc makes ready each time a heap grows.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const TOP_PAD: libc::c_int = 64 << 20;
 
-/// Sets the allocator's parameters. Call it before starting any thread.
+/// The environment variable glibc reads its tunables from when a program starts.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const TUNABLES: &str = "GLIBC_TUNABLES";
+
+/// The tunable that has glibc ask for transparent huge pages for its heaps.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const HUGE_PAGES: &str = "glibc.malloc.hugetlb";
+
+/// Set only in the started-again process: what `GLIBC_TUNABLES` was before (empty when it was not set),
+/// to be put back.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const TUNABLES_BEFORE: &str = "ISOCHECK_GLIBC_TUNABLES_BEFORE";
+
+/// Sets the allocator's parameters. Call it first in `main`, before starting any thread: it may start
+/// the program again (see the module's documentation), and it changes the environment.
 pub fn configure() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` only sets a parameter of glibc's allocator, and no other thread allocates yet.
-    // Its answer (1 set, 0 refused) needs no handling: a refused setting leaves glibc's default.
+    {
+        match std::env::var_os(TUNABLES_BEFORE) {
+            Some(before) => restore_tunables(&before),
+            None => {
+                if let Some(tunables) = with_huge_pages(std::env::var_os(TUNABLES).as_deref()) {
+                    // Returns only if the program could not be started again: it then runs on as it is.
+                    start_again(&tunables);
+                }
+            }
+        }
+        // SAFETY: `mallopt` only sets a parameter of glibc's allocator, and no other thread allocates yet.
+        // Its answer (1 set, 0 refused) needs no handling: a refused setting leaves glibc's default.
+        unsafe {
+            libc::mallopt(libc::M_TOP_PAD, TOP_PAD);
+        }
+    }
+}
+
+/// The `GLIBC_TUNABLES` to start again with, given the one this process has: `None` when it already
+/// says what to do with huge pages (the user's choice, or this process already started again).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn with_huge_pages(tunables: Option<&std::ffi::OsStr>) -> Option<std::ffi::OsString> {
+    let tunables = tunables.unwrap_or_default();
+    let named = tunables.as_encoded_bytes().split(|&b| b == b':').any(|t| t.starts_with(HUGE_PAGES.as_bytes()));
+    if named {
+        return None;
+    }
+    let mut with = tunables.to_os_string();
+    if !with.is_empty() {
+        with.push(":");
+    }
+    with.push(HUGE_PAGES);
+    with.push("=1");
+    Some(with)
+}
+
+/// Starts this program again, with its arguments and `tunables`; returns only if it could not.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn start_again(tunables: &std::ffi::OsStr) {
+    use std::os::unix::process::CommandExt;
+
+    let mut args = std::env::args_os();
+    let Some(name) = args.next() else { return };
+    let before = std::env::var_os(TUNABLES).unwrap_or_default();
+    // `/proc/self/exe` is this very program, even if its file was replaced since it started.
+    let _ = std::process::Command::new("/proc/self/exe")
+        .arg0(name)
+        .args(args)
+        .env(TUNABLES, tunables)
+        .env(TUNABLES_BEFORE, before)
+        .exec();
+}
+
+/// Puts `GLIBC_TUNABLES` back as it was before the program started again.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn restore_tunables(before: &std::ffi::OsStr) {
+    // SAFETY: called first in `main`, before any other thread exists, so nothing reads the environment
+    // while it changes.
     unsafe {
-        libc::mallopt(libc::M_TOP_PAD, TOP_PAD);
+        match before.is_empty() {
+            true => std::env::remove_var(TUNABLES),
+            false => std::env::set_var(TUNABLES, before),
+        }
+        std::env::remove_var(TUNABLES_BEFORE);
+    }
+}
+
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn huge_pages_are_added_to_the_tunables_unless_they_already_name_them() {
+        assert_eq!(with_huge_pages(None).as_deref(), Some(OsStr::new("glibc.malloc.hugetlb=1")));
+        assert_eq!(with_huge_pages(Some(OsStr::new(""))).as_deref(), Some(OsStr::new("glibc.malloc.hugetlb=1")));
+        assert_eq!(
+            with_huge_pages(Some(OsStr::new("glibc.malloc.arena_max=2"))).as_deref(),
+            Some(OsStr::new("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"))
+        );
+        assert_eq!(with_huge_pages(Some(OsStr::new("glibc.malloc.hugetlb=0"))), None);
+        assert_eq!(with_huge_pages(Some(OsStr::new("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"))), None);
     }
 }

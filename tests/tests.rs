@@ -5,6 +5,7 @@
 
 mod util;
 
+mod allocator;
 mod check_command;
 mod check_registers;
 mod compare;
