@@ -1,23 +1,27 @@
 //! Dense ids for a history's keys, in order of first appearance, so the analyses index flat vectors by
 //! key. Integer keys, what generated histories use, are looked up by value, without following a
-//! pointer to the key. This module owns the interning; what is kept per key is each analysis's.
+//! pointer to the key, in an [`IntTable`] (generated keys are numbered densely, so it is a vector). This
+//! module owns the interning; what is kept per key is each analysis's.
 
 use histories::Key;
 use rustc_hash::FxHashMap;
 
+use crate::int_table::IntTable;
+
 /// Keys to dense ids (`u32`), the first key seen 0.
 #[derive(Debug, Default)]
 pub struct KeyIds<'h> {
-    ints: FxHashMap<i64, u32>,
+    ints: IntTable<u32>,
     others: FxHashMap<&'h Key, u32>,
 }
 
 impl<'h> KeyIds<'h> {
     /// The key's id, and whether it is new.
+    #[inline]
     pub fn intern(&mut self, key: &'h Key) -> (u32, bool) {
         let next = (self.ints.len() + self.others.len()) as u32;
         let k = match key {
-            Key::Int(i) => *self.ints.entry(*i).or_insert(next),
+            Key::Int(i) => *self.ints.entry(*i, next),
             other => *self.others.entry(other).or_insert(next),
         };
         (k, k == next)
@@ -26,7 +30,7 @@ impl<'h> KeyIds<'h> {
     /// The key's id, if it has one.
     pub fn get(&self, key: &Key) -> Option<u32> {
         match key {
-            Key::Int(i) => self.ints.get(i).copied(),
+            Key::Int(i) => self.ints.get(*i).copied(),
             other => self.others.get(other).copied(),
         }
     }

@@ -61,6 +61,7 @@ pub mod cycle_shape;
 mod error;
 mod explain;
 pub mod graph;
+mod int_table;
 pub mod invariants;
 mod item;
 mod key_ids;

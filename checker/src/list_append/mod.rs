@@ -131,7 +131,7 @@ impl<'h> KeyFacts<'h> {
             {
                 el.intermediate = true;
             }
-            let elem = elems.entry(value);
+            let elem = elems.entry(value, Elem::NEW);
             if elem.writer == NO_TXN {
                 elem.writer = t;
             }
@@ -140,7 +140,7 @@ impl<'h> KeyFacts<'h> {
         let list = longest.map_or(&[][..], |at| read_list(txns, at));
         let mut versions = Vec::with_capacity(list.len());
         for &e in list {
-            let elem = elems.entry(e);
+            let elem = elems.entry(e, Elem::NEW);
             // A duplicated element keeps its first position, as Elle's `distinct` does.
             if elem.position == UNORDERED {
                 elem.position = versions.len() as u32;
