@@ -15,10 +15,63 @@ pub type TxnId = u32;
 
 /// Dependencies as they are inferred, before merging: kept in the parts they were inferred in (by range,
 /// by key, the order), never copied into one vector; a big history's millions of dependencies are held
-/// once, and each part is freed as soon as the graph has taken it.
+/// once, and each part is freed as soon as the graph has taken it. A part holds dependencies of one kind,
+/// as pairs (8 bytes each), or as the sources of one target after another (4 bytes each: a
+/// [`SourcesByTarget`]), the form the real-time order comes in: most of a big history's dependencies are real-time ones.
 #[derive(Debug, Default)]
 pub struct EdgeList {
-    parts: Vec<Vec<(TxnId, TxnId, Kind)>>,
+    pairs: Vec<Pairs>,
+    /// For each kind, the part of `pairs` that [`EdgeList::add`] extends, if any.
+    open: [Option<usize>; Kind::ALL.len()],
+    by_target: Vec<SourcesByTarget>,
+}
+
+/// Dependencies of one kind as (from, to) pairs.
+#[derive(Debug)]
+struct Pairs {
+    kind: Kind,
+    pairs: Vec<(TxnId, TxnId)>,
+}
+
+/// Dependencies of one kind into one target after another: `targets[i]` depends on every transaction in
+/// `sources[ends[i - 1]..ends[i]]` (from 0 for the first).
+#[derive(Debug)]
+pub struct SourcesByTarget {
+    kind: Kind,
+    targets: Vec<TxnId>,
+    ends: Vec<usize>,
+    sources: Vec<TxnId>,
+}
+
+impl SourcesByTarget {
+    /// No dependencies yet, of `kind`.
+    pub fn new(kind: Kind) -> SourcesByTarget {
+        SourcesByTarget { kind, targets: Vec::new(), ends: Vec::new(), sources: Vec::new() }
+    }
+
+    /// Records that `to` depends on each of `sources` but itself (a self-dependency is no edge).
+    pub fn add(&mut self, to: TxnId, sources: &[TxnId]) {
+        self.targets.push(to);
+        self.sources.extend(sources.iter().filter(|&&from| from != to));
+        self.ends.push(self.sources.len());
+    }
+
+    /// The sources of the `i`th target added.
+    pub fn sources_of(&self, i: usize) -> &[TxnId] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.sources[start..self.ends[i]]
+    }
+
+    /// The number of targets added.
+    pub fn target_count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Each (from, to) dependency, in the order added.
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = (TxnId, TxnId)> + '_ {
+        (0..self.targets.len()).flat_map(move |i| self.sources_of(i).iter().map(move |&from| (from, self.targets[i])))
+    }
 }
 
 impl EdgeList {
@@ -30,32 +83,48 @@ impl EdgeList {
     /// Records that `from` must precede `to` because of `kind`. Self-dependencies are not edges.
     pub fn add(&mut self, from: TxnId, to: TxnId, kind: Kind) {
         if from != to {
-            match self.parts.last_mut() {
-                Some(last) => last.push((from, to, kind)),
-                None => self.parts.push(vec![(from, to, kind)]),
-            }
+            let part = match self.open[kind as usize] {
+                Some(part) => part,
+                None => {
+                    self.pairs.push(Pairs { kind, pairs: Vec::new() });
+                    self.open[kind as usize] = Some(self.pairs.len() - 1);
+                    self.pairs.len() - 1
+                }
+            };
+            self.pairs[part].pairs.push((from, to));
         }
     }
 
     /// Appends another list (its parts, not a copy of them).
     pub fn extend(&mut self, other: EdgeList) {
-        self.parts.extend(other.parts.into_iter().filter(|part| !part.is_empty()));
+        self.pairs.extend(other.pairs.into_iter().filter(|part| !part.pairs.is_empty()));
+        self.by_target.extend(other.by_target.into_iter().filter(|part| !part.sources.is_empty()));
     }
 
-    /// The dependencies, as recorded.
+    /// Appends dependencies recorded target by target.
+    pub fn extend_by_target(&mut self, part: SourcesByTarget) {
+        if !part.sources.is_empty() {
+            self.by_target.push(part);
+        }
+    }
+
+    /// The dependencies, as recorded, part by part.
     #[cfg(test)]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (TxnId, TxnId, Kind)> + '_ {
-        self.parts.iter().flatten().copied()
+        let pairs = self.pairs.iter().flat_map(|p| p.pairs.iter().map(move |&(from, to)| (from, to, p.kind)));
+        let by_target = self.by_target.iter().flat_map(|p| p.iter().map(move |(from, to)| (from, to, p.kind)));
+        pairs.chain(by_target)
     }
 
     /// The number of (unmerged) dependencies.
     pub fn len(&self) -> usize {
-        self.parts.iter().map(Vec::len).sum()
+        self.pairs.iter().map(|p| p.pairs.len()).sum::<usize>()
+            + self.by_target.iter().map(|p| p.sources.len()).sum::<usize>()
     }
 
     /// Whether no dependency was recorded.
     pub fn is_empty(&self) -> bool {
-        self.parts.iter().all(Vec::is_empty)
+        self.len() == 0
     }
 }
 
@@ -72,70 +141,86 @@ impl DepGraph {
     /// Merges a list of dependencies into a graph over `node_count` transactions: parallel
     /// dependencies between one pair become one edge carrying all their kinds.
     pub fn build(node_count: usize, list: EdgeList) -> DepGraph {
+        let EdgeList { pairs, by_target, .. } = list;
         let mut kind_counts = [0; 8];
         // Bucket by source (a counting sort), then sort and merge each small bucket by target, on all
-        // cores: cheaper than one global sort of millions of edges.
+        // cores: cheaper than one global sort of millions of edges. The buckets' targets and kinds are
+        // kept apart (5 bytes an edge, not 8 as pairs), and the merged edges are moved down in place to
+        // become the graph's own arrays: a big history's edges are never held twice more.
         let mut starts = vec![0usize; node_count + 1];
-        for &(from, _, kind) in list.parts.iter().flatten() {
-            starts[from as usize + 1] += 1;
-            kind_counts[kind as usize] += 1;
+        for part in &pairs {
+            kind_counts[part.kind as usize] += part.pairs.len();
+            for &(from, _) in &part.pairs {
+                starts[from as usize + 1] += 1;
+            }
+        }
+        for part in &by_target {
+            kind_counts[part.kind as usize] += part.sources.len();
+            for &from in &part.sources {
+                starts[from as usize + 1] += 1;
+            }
         }
         for i in 0..node_count {
             starts[i + 1] += starts[i];
         }
-        let mut bucketed = vec![(0u32, Kinds::NONE); starts[node_count]];
-        {
-            let mut fill = starts.clone();
-            for part in list.parts {
-                for (from, to, kind) in part {
-                    let slot = &mut fill[from as usize];
-                    bucketed[*slot] = (to, kind.only());
-                    *slot += 1;
-                }
+        let total = starts[node_count];
+        let mut targets: Vec<TxnId> = vec![0; total];
+        let mut kinds = vec![Kinds::NONE; total];
+        // `merged[t]` is first where the next edge out of `t` goes, then how many distinct targets `t`
+        // has, kept at the start of its bucket.
+        let mut merged: Vec<usize> = starts[..node_count].to_vec();
+        let mut put = |from: TxnId, to: TxnId, kind: Kinds| {
+            let slot = &mut merged[from as usize];
+            targets[*slot] = to;
+            kinds[*slot] = kind;
+            *slot += 1;
+        };
+        // Each part is freed as soon as it is taken.
+        for part in pairs {
+            let kind = part.kind.only();
+            part.pairs.into_iter().for_each(|(from, to)| put(from, to, kind));
+        }
+        for part in by_target {
+            let kind = part.kind.only();
+            for (i, &to) in part.targets.iter().enumerate() {
+                part.sources_of(i).iter().for_each(|&from| put(from, to, kind));
             }
         }
-        // Each range of sources sorts and merges its buckets in place; `merged[t]` is how many distinct
-        // targets transaction `t` has, kept at the start of its bucket.
-        let mut merged = vec![0usize; node_count];
+        // Each range of sources sorts and merges its buckets in place.
         let mut pieces: Vec<Piece<'_>> = Vec::new();
-        let (mut rest, mut counts, mut first) = (&mut bucketed[..], &mut merged[..], 0usize);
+        let (mut rest_targets, mut rest_kinds, mut counts) = (&mut targets[..], &mut kinds[..], &mut merged[..]);
         for ids in crate::chunks::ranges(node_count) {
             let len = starts[ids.end as usize] - starts[ids.start as usize];
-            let (piece, after) = std::mem::take(&mut rest).split_at_mut(len);
+            let (piece_targets, after_targets) = std::mem::take(&mut rest_targets).split_at_mut(len);
+            let (piece_kinds, after_kinds) = std::mem::take(&mut rest_kinds).split_at_mut(len);
             let (piece_counts, after_counts) = std::mem::take(&mut counts).split_at_mut(ids.len());
-            pieces.push((first, piece, piece_counts));
-            (rest, counts, first) = (after, after_counts, ids.end as usize);
+            pieces.push(Piece {
+                first: ids.start as usize,
+                targets: piece_targets,
+                kinds: piece_kinds,
+                counts: piece_counts,
+            });
+            (rest_targets, rest_kinds, counts) = (after_targets, after_kinds, after_counts);
         }
-        pieces.into_par_iter().for_each(|(first, piece, counts)| {
-            let base = starts[first];
-            for (i, count) in counts.iter_mut().enumerate() {
-                let bucket = &mut piece[starts[first + i] - base..starts[first + i + 1] - base];
-                bucket.sort_unstable_by_key(|&(to, _)| to);
-                let mut kept = 0;
-                for j in 0..bucket.len() {
-                    if kept > 0 && bucket[kept - 1].0 == bucket[j].0 {
-                        bucket[kept - 1].1 = bucket[kept - 1].1.union(bucket[j].1);
-                    } else {
-                        bucket[kept] = bucket[j];
-                        kept += 1;
-                    }
-                }
-                *count = kept;
+        pieces.into_par_iter().for_each(|piece| piece.merge(&starts));
+        // The merged edges moved down, bucket after bucket, to where the graph keeps them; `starts`
+        // becomes the graph's offsets.
+        let mut kept = 0;
+        for t in 0..node_count {
+            let (from, count) = (starts[t], merged[t]);
+            if from != kept {
+                targets.copy_within(from..from + count, kept);
+                kinds.copy_within(from..from + count, kept);
             }
-        });
-        let total: usize = merged.iter().sum();
-        let mut offsets = Vec::with_capacity(node_count + 1);
-        let mut targets = Vec::with_capacity(total);
-        let mut kinds = Vec::with_capacity(total);
-        offsets.push(0);
-        for (t, &count) in merged.iter().enumerate() {
-            for &(to, k) in &bucketed[starts[t]..starts[t] + count] {
-                targets.push(to);
-                kinds.push(k);
-            }
-            offsets.push(targets.len());
+            starts[t] = kept;
+            kept += count;
         }
-        DepGraph { offsets, targets, kinds, kind_counts }
+        starts[node_count] = kept;
+        targets.truncate(kept);
+        targets.shrink_to_fit();
+        kinds.truncate(kept);
+        kinds.shrink_to_fit();
+        DepGraph { offsets: starts, targets, kinds, kind_counts }
     }
 
     /// A graph over `node_count` transactions with these dependencies: the shorthand tests use.
@@ -196,9 +281,48 @@ impl DepGraph {
     }
 }
 
-/// A range of sources to merge: its first transaction, its buckets, and where to put how many distinct
-/// targets each has.
-type Piece<'a> = (usize, &'a mut [(u32, Kinds)], &'a mut [usize]);
+/// A range of sources to merge: its first transaction, its buckets' targets and kinds, and where to
+/// put how many distinct targets each has.
+struct Piece<'a> {
+    first: usize,
+    targets: &'a mut [TxnId],
+    kinds: &'a mut [Kinds],
+    counts: &'a mut [usize],
+}
+
+impl Piece<'_> {
+    /// Sorts each bucket by target and merges the kinds of equal targets, keeping the distinct targets
+    /// at the bucket's start and their number in `counts`; `starts` are the buckets' bounds in the
+    /// whole graph.
+    fn merge(self, starts: &[usize]) {
+        let base = starts[self.first];
+        let mut bucket: Vec<(TxnId, Kinds)> = Vec::new();
+        for (i, count) in self.counts.iter_mut().enumerate() {
+            let range = starts[self.first + i] - base..starts[self.first + i + 1] - base;
+            if range.len() < 2 {
+                *count = range.len();
+                continue;
+            }
+            bucket.clear();
+            bucket.extend(self.targets[range.clone()].iter().copied().zip(self.kinds[range.clone()].iter().copied()));
+            bucket.sort_unstable_by_key(|&(to, _)| to);
+            let mut kept = 0;
+            for j in 0..bucket.len() {
+                if kept > 0 && bucket[kept - 1].0 == bucket[j].0 {
+                    bucket[kept - 1].1 = bucket[kept - 1].1.union(bucket[j].1);
+                } else {
+                    bucket[kept] = bucket[j];
+                    kept += 1;
+                }
+            }
+            for (j, &(to, kinds)) in bucket[..kept].iter().enumerate() {
+                self.targets[range.start + j] = to;
+                self.kinds[range.start + j] = kinds;
+            }
+            *count = kept;
+        }
+    }
+}
 
 /// Tarjan's strongly connected components of a graph in compressed sparse row form that have more than
 /// one member (a transaction alone is in no cycle: the graph has no self-loops), with an explicit stack
@@ -400,13 +524,43 @@ mod tests {
             rest = after;
         }
         rest.iter().for_each(|&(from, to, kind)| joined.add(from, to, kind));
-        let kept: Vec<_> = edges.iter().copied().filter(|&(from, to, _)| from != to).collect();
+        let mut kept: Vec<_> = edges.iter().copied().filter(|&(from, to, _)| from != to).collect();
+        kept.sort_unstable();
         assert_eq!(joined.len(), kept.len());
-        assert_eq!(joined.iter().collect::<Vec<_>>(), kept);
+        let mut recorded: Vec<_> = joined.iter().collect();
+        recorded.sort_unstable();
+        assert_eq!(recorded, kept);
         let g = DepGraph::build(n as usize, joined);
         let parts: Vec<((u32, u32), Kinds)> =
             (0..n).flat_map(|from| g.successors(from).map(move |(to, kinds)| ((from, to), kinds))).collect();
         assert_eq!(parts, reference);
+        // The same dependencies recorded target by target, one part per kind, each target's sources
+        // given at once (a target's own id among them, which is no edge), beside pairs.
+        let mut by_target: std::collections::BTreeMap<(Kind, u32), Vec<u32>> = Default::default();
+        for &(from, to, kind) in &edges {
+            by_target.entry((kind, to)).or_default().push(from);
+        }
+        let mut mixed = EdgeList::new();
+        let mut parts: std::collections::BTreeMap<Kind, SourcesByTarget> = Default::default();
+        for ((kind, to), sources) in by_target {
+            if to % 3 == 0 {
+                sources.iter().for_each(|&from| mixed.add(from, to, kind));
+            } else {
+                parts.entry(kind).or_insert_with(|| SourcesByTarget::new(kind)).add(to, &sources);
+            }
+        }
+        parts.into_values().for_each(|part| mixed.extend_by_target(part));
+        assert_eq!(mixed.len(), kept.len());
+        let mut recorded: Vec<_> = mixed.iter().collect();
+        recorded.sort_unstable();
+        assert_eq!(recorded, kept);
+        let g = DepGraph::build(n as usize, mixed);
+        let mixed: Vec<((u32, u32), Kinds)> =
+            (0..n).flat_map(|from| g.successors(from).map(move |(to, kinds)| ((from, to), kinds))).collect();
+        assert_eq!(mixed, reference);
+        for kind in Kind::ALL {
+            assert_eq!(g.kind_count(kind), kept.iter().filter(|e| e.2 == kind).count(), "{kind:?}");
+        }
     }
 
     #[test]

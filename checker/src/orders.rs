@@ -8,7 +8,7 @@
 use histories::{OpType, Process};
 use rustc_hash::FxHashMap;
 
-use crate::graph::{EdgeList, TxnId};
+use crate::graph::{EdgeList, SourcesByTarget, TxnId};
 use crate::kind::Kind;
 use crate::txn::Txns;
 
@@ -24,29 +24,25 @@ pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
     // At one position, invocations first: a transaction whose invocation is unknown stands at 0, before
     // any completion, even one at position 0.
     events.sort_unstable_by_key(|e| (e.0, !e.1));
-    let mut edges = EdgeList::new();
+    // Each possible transaction depends on the frontier when it was invoked (exactly its predecessors in
+    // real time), recorded target by target: `target_of[t]` is which target it is, so that its commit
+    // can read its predecessors back.
+    let mut order = SourcesByTarget::new(Kind::Realtime);
     // Committed transactions no later commit has superseded, in no particular order, and where each
     // transaction stands in it (`NOT_IN`: it does not), so a commit removes what it supersedes in time
     // proportional to that, however many transactions are in flight.
     const NOT_IN: u32 = u32::MAX;
     let mut frontier: Vec<TxnId> = Vec::new();
     let mut place: Vec<u32> = vec![NOT_IN; txns.len()];
-    // For each transaction in flight, the frontier when it was invoked (exactly its predecessors): a
-    // range of one shared vector, so no transaction needs a vector of its own.
-    let mut predecessors: Vec<TxnId> = Vec::new();
-    let mut predecessors_at: Vec<(usize, usize)> = vec![(0, 0); txns.len()];
+    let mut target_of: Vec<u32> = vec![NOT_IN; txns.len()];
     for (_, is_invoke, id) in events {
         if is_invoke {
             if txns.is_possible(id) {
-                for &before in &frontier {
-                    edges.add(before, id, Kind::Realtime);
-                }
+                target_of[id as usize] = order.target_count() as u32;
+                order.add(id, &frontier);
             }
-            predecessors_at[id as usize] = (predecessors.len(), frontier.len());
-            predecessors.extend_from_slice(&frontier);
-        } else if txns.outcome(id) == OpType::Ok {
-            let (start, len) = predecessors_at[id as usize];
-            for &superseded in &predecessors[start..start + len] {
+        } else if txns.outcome(id) == OpType::Ok && target_of[id as usize] != NOT_IN {
+            for &superseded in order.sources_of(target_of[id as usize] as usize) {
                 let at = std::mem::replace(&mut place[superseded as usize], NOT_IN);
                 if at != NOT_IN {
                     frontier.swap_remove(at as usize);
@@ -59,6 +55,8 @@ pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
             frontier.push(id);
         }
     }
+    let mut edges = EdgeList::new();
+    edges.extend_by_target(order);
     edges
 }
 
