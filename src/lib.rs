@@ -9,7 +9,6 @@ pub mod hermitage;
 pub mod judge;
 pub mod overlap_summary;
 pub mod progress;
-pub mod replays;
 pub mod run_summary;
 pub mod runner;
 pub mod system_spec;

@@ -430,6 +430,13 @@ mod tests {
         DepGraph::from_edges(n, edges)
     }
 
+    /// Every edge of `g` with its kinds, in order of source and then target.
+    fn edges_of(g: &DepGraph) -> Vec<((u32, u32), Kinds)> {
+        (0..g.node_count() as u32)
+            .flat_map(|from| g.successors(from).map(move |(to, kinds)| ((from, to), kinds)))
+            .collect()
+    }
+
     #[test]
     fn parallel_dependencies_merge_into_one_edge() {
         let g = graph(3, &[(0, 1, Kind::Ww), (0, 1, Kind::Realtime), (1, 2, Kind::Rw), (0, 1, Kind::Ww)]);
@@ -507,10 +514,8 @@ mod tests {
             }
         }
         let g = graph(n as usize, &edges);
-        let ours: Vec<((u32, u32), Kinds)> =
-            (0..n).flat_map(|from| g.successors(from).map(move |(to, kinds)| ((from, to), kinds))).collect();
         let reference = reference.into_iter().collect::<Vec<_>>();
-        assert_eq!(ours, reference);
+        assert_eq!(edges_of(&g), reference);
         assert_eq!(g.node_count(), n as usize);
         // The same dependencies recorded in parts, as the analyses do (by range, by key, the order): lists
         // extended by others, empty ones among them, and added to after an extension.
@@ -526,14 +531,17 @@ mod tests {
         rest.iter().for_each(|&(from, to, kind)| joined.add(from, to, kind));
         let mut kept: Vec<_> = edges.iter().copied().filter(|&(from, to, _)| from != to).collect();
         kept.sort_unstable();
-        assert_eq!(joined.len(), kept.len());
-        let mut recorded: Vec<_> = joined.iter().collect();
-        recorded.sort_unstable();
-        assert_eq!(recorded, kept);
-        let g = DepGraph::build(n as usize, joined);
-        let parts: Vec<((u32, u32), Kinds)> =
-            (0..n).flat_map(|from| g.successors(from).map(move |(to, kinds)| ((from, to), kinds))).collect();
-        assert_eq!(parts, reference);
+        // A list holds exactly the dependencies given but self-dependencies, and builds the reference graph.
+        let builds_the_reference = |list: EdgeList| -> DepGraph {
+            assert_eq!(list.len(), kept.len());
+            let mut recorded: Vec<_> = list.iter().collect();
+            recorded.sort_unstable();
+            assert_eq!(recorded, kept);
+            let g = DepGraph::build(n as usize, list);
+            assert_eq!(edges_of(&g), reference);
+            g
+        };
+        builds_the_reference(joined);
         // The same dependencies recorded target by target, one part per kind, each target's sources
         // given at once (a target's own id among them, which is no edge), beside pairs.
         let mut by_target: std::collections::BTreeMap<(Kind, u32), Vec<u32>> = Default::default();
@@ -550,14 +558,7 @@ mod tests {
             }
         }
         parts.into_values().for_each(|part| mixed.extend_by_target(part));
-        assert_eq!(mixed.len(), kept.len());
-        let mut recorded: Vec<_> = mixed.iter().collect();
-        recorded.sort_unstable();
-        assert_eq!(recorded, kept);
-        let g = DepGraph::build(n as usize, mixed);
-        let mixed: Vec<((u32, u32), Kinds)> =
-            (0..n).flat_map(|from| g.successors(from).map(move |(to, kinds)| ((from, to), kinds))).collect();
-        assert_eq!(mixed, reference);
+        let g = builds_the_reference(mixed);
         for kind in Kind::ALL {
             assert_eq!(g.kind_count(kind), kept.iter().filter(|e| e.2 == kind).count(), "{kind:?}");
         }

@@ -2,7 +2,9 @@
 //! tags, quotes and ampersands) come out escaped in the HTML report and in every SVG picture, and as
 //! plain text in Markdown.
 
-use crate::common::{check, parse, replays};
+use generators::report_replays::replays;
+
+use crate::common::{check, parse};
 use findings::{JunitOptions, Report};
 
 const SCRIPT_KEY: &str = "<script>alert('key')</script>";

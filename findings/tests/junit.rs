@@ -2,7 +2,9 @@
 //! systems read: `testsuites` > `testsuite` > `testcase`, with `failure` or `error` children, and
 //! `tests`/`failures`/`errors` counts that agree with the cases.
 
-use crate::common::{check, example, parse, replays, run_summary};
+use generators::report_replays::replays;
+
+use crate::common::{check, example, parse, run_summary};
 use checker::Invariant;
 use findings::{JunitOptions, Report};
 use roxmltree::{Document, Node};

@@ -3,7 +3,9 @@
 //! an aborted append, and a three-transaction write-read cycle). A change of wording or layout shows up
 //! here as a reviewed diff (`cargo insta review`, or `INSTA_UPDATE=always cargo test`).
 
-use crate::common::{check, example, replays, run_summary};
+use generators::report_replays::replays;
+
+use crate::common::{check, example, run_summary};
 use checker::Anomaly;
 use findings::{JunitOptions, Report};
 

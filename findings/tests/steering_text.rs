@@ -3,7 +3,9 @@
 //! JSON and TOML, as the format's own `\uXXXX` escape) in every output: text, JSON, HTML, SVG,
 //! Markdown, JUnit, DOT and the replay files. A near miss: plain non-ASCII text (é, 中) is left alone.
 
-use crate::common::{check, parse, replays};
+use generators::report_replays::replays;
+
+use crate::common::{check, parse};
 use findings::{JunitOptions, OutOptions, Report};
 
 /// Each character that steers, and how `escape` shows it.

@@ -50,31 +50,3 @@ pub fn run_summary() -> findings::RunSummary {
     }))
     .expect("a valid summary")
 }
-
-/// Each reported cycle's replay, as the `isocheck` package hands them to a report (`src/replays.rs`):
-/// scheduled by `generators::replay`, passed to `findings` as parts.
-pub fn replays(result: &CheckResult) -> findings::Replays {
-    let mut replays = findings::Replays::default();
-    for (name, anomalies) in &result.anomalies {
-        for (i, anomaly) in anomalies.iter().enumerate() {
-            let Some(cycle) = anomaly.as_cycle() else { continue };
-            let replay =
-                generators::replay::reproduction(name, i + 1, cycle).map_err(|why| why.to_string()).map(|scenario| {
-                    findings::Replay {
-                        name: scenario.name.clone(),
-                        title: scenario.title.clone(),
-                        rows: scenario.rows.clone(),
-                        forces: scenario.forces.clone(),
-                        cannot_force: scenario.cannot_force.iter().map(|(l, w)| (l.clone(), w.clone())).collect(),
-                        steps: generators::replay::statements(&scenario)
-                            .into_iter()
-                            .map(|s| findings::ReplayStep { session: s.session, replays: s.replays, sql: s.sql })
-                            .collect(),
-                        toml: scenario.to_string(),
-                    }
-                });
-            replays.insert(name, i + 1, replay);
-        }
-    }
-    replays
-}

@@ -1,10 +1,12 @@
-//! Each reported cycle's step-by-step replay, as the reports receive it: `generators::replay` schedules
-//! the cycle as a Hermitage scenario (or says why it cannot), and this module hands `findings` the
-//! scenario's parts and its file's text, since `findings` renders replays but does not depend on
-//! `generators`. Cycles are numbered from 1 within their class, as the reports number them.
+//! Each reported cycle's step-by-step replay, as the reports receive it: [`crate::replay`] schedules the
+//! cycle as a Hermitage scenario (or says why it cannot), and this module hands `findings` the
+//! scenario's parts and its file's text, since `findings` renders replays but does not depend on this
+//! crate. Cycles are numbered from 1 within their class, as the reports number them. This module owns
+//! only that hand-over; the schedule is `replay`'s and the rendering `findings`'.
 
 use checker::CheckResult;
-use generators::replay::{reproduction, statements};
+
+use crate::replay::{reproduction, statements};
 
 /// The replay of every cycle `result` reports, or why it has none.
 pub fn replays(result: &CheckResult) -> findings::Replays {
