@@ -99,19 +99,15 @@ fn postgres_read_committed_is_read_committed_and_nothing_stronger() {
     ];
     // Whether a run's transactions overlapped enough to show an anomaly read committed permits is
     // chance: each of a few seeded runs keeps read committed's promise, and one shows more.
-    let mut attempt = 0;
-    let stronger = loop {
-        attempt += 1;
-        let seed = attempt.to_string();
-        let (code, json, dir) = run_json(&[&args[..], &["--seed", &seed]].concat());
-        assert_eq!(code, 0, "read committed's own promise holds: {json}");
-        let history = dir.path().join("run/history.jsonl");
-        let stronger =
-            isocheck(&["check", history.to_str().unwrap(), "--model", "serializable", "--format", "json"], None);
-        if stronger.code == 1 || attempt >= crate::util::LIVE_ATTEMPTS {
-            break stronger;
-        }
-    };
+    let stronger = crate::util::seeded_until(
+        |seed| {
+            let (code, json, dir) = run_json(&[&args[..], &["--seed", seed]].concat());
+            assert_eq!(code, 0, "read committed's own promise holds: {json}");
+            let history = dir.path().join("run/history.jsonl");
+            isocheck(&["check", history.to_str().unwrap(), "--model", "serializable", "--format", "json"], None)
+        },
+        |stronger| stronger.code == 1,
+    );
     assert_eq!(stronger.code, 1, "{}", stronger.stdout);
     let result: serde_json::Value = serde_json::from_str(&stronger.stdout).unwrap();
     let permitted_by_rc = ["G-single-item", "G2-item", "lost-update", "internal", "G-nonadjacent-item"];

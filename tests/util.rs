@@ -104,28 +104,32 @@ pub fn run_json(extra: &[&str]) -> (i32, serde_json::Value, tempfile::TempDir) {
     (output.code, json, dir)
 }
 
-/// How many runs [`run_json_until`] makes at most.
+/// How many runs [`seeded_until`] makes at most.
 pub const LIVE_ATTEMPTS: u64 = 3;
 
-/// [`run_json`] with `--seed 1`, `--seed 2`, ... until `shown` holds of a run (at most
-/// [`LIVE_ATTEMPTS`] runs), returning the last run. For a phenomenon that a concurrent run shows by
-/// chance, almost always but not surely on a busy machine (an overdraft needs two withdrawals in
-/// flight in the moment the money runs out; an abort needs two transactions to conflict): the test
-/// asserts that the system shows it in a few runs, and everything else on the run that did, never on
-/// one run's luck. A system that cannot show it fails every attempt.
+/// `attempt` with seeds `"1"`, `"2"`, ... until `shown` holds of what it returned (at most
+/// [`LIVE_ATTEMPTS`] times), returning the last. For a phenomenon that a concurrent run shows by chance,
+/// almost always but not surely on a busy machine (an overdraft needs two withdrawals in flight in the
+/// moment the money runs out; an abort needs two transactions to conflict): the test asserts that the
+/// system shows it in a few runs, and everything else on the run that did, never on one run's luck. A
+/// system that cannot show it fails every attempt.
+pub fn seeded_until<T>(mut attempt: impl FnMut(&str) -> T, shown: impl Fn(&T) -> bool) -> T {
+    let mut seed = 1;
+    loop {
+        let got = attempt(&seed.to_string());
+        if seed >= LIVE_ATTEMPTS || shown(&got) {
+            return got;
+        }
+        seed += 1;
+    }
+}
+
+/// [`run_json`] with `--seed 1`, `--seed 2`, ... until `shown` holds of a run (see [`seeded_until`]).
 pub fn run_json_until(
     extra: &[&str],
     shown: impl Fn(i32, &serde_json::Value) -> bool,
 ) -> (i32, serde_json::Value, tempfile::TempDir) {
-    let mut attempt = 1;
-    loop {
-        let seed = attempt.to_string();
-        let (code, json, dir) = run_json(&[extra, &["--seed", &seed]].concat());
-        if attempt >= LIVE_ATTEMPTS || shown(code, &json) {
-            return (code, json, dir);
-        }
-        attempt += 1;
-    }
+    seeded_until(|seed| run_json(&[extra, &["--seed", seed]].concat()), |(code, json, _)| shown(*code, json))
 }
 
 /// The anomaly types of a JSON result.
