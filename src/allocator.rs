@@ -18,7 +18,7 @@
 //! kernel for transparent huge pages (2 MiB) for its heaps when its `glibc.malloc.hugetlb=1` tunable is
 //! set, and Debian's kernels give them to memory that asks (`madvise`, their default). Tunables are read
 //! only when a program starts, so the process starts itself again, once, with the tunable added to
-//! `GLIBC_TUNABLES` (the same process: `exec` keeps its pid, its arguments and its open files), and then
+//! `GLIBC_TUNABLES` (the same process: `exec` keeps its pid, its name, its arguments and its open files), and then
 //! puts the variable back as it was, so that the servers and browsers it starts do not inherit it.
 //! Measured (README, Performance; medians of five, alternating): 1M list-append transactions 2.39 s to
 //! 2.22 s with the tunable set by hand, 3.17 s to 3.03 s at a busier moment with the process starting
@@ -90,9 +90,11 @@ fn start_again(tunables: &std::ffi::OsStr) {
 
     let mut args = std::env::args_os();
     let Some(name) = args.next() else { return };
+    // The program's own path (not `/proc/self/exe`, which would make the process's name `exe` in `ps` and
+    // `pgrep`); it cannot be found if its file was removed since, and then the program runs on as it is.
+    let Ok(program) = std::env::current_exe() else { return };
     let before = std::env::var_os(TUNABLES).unwrap_or_default();
-    // `/proc/self/exe` is this very program, even if its file was replaced since it started.
-    let _ = std::process::Command::new("/proc/self/exe")
+    let _ = std::process::Command::new(program)
         .arg0(name)
         .args(args)
         .env(TUNABLES, tunables)

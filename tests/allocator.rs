@@ -2,7 +2,8 @@
 //! huge-page tunable added to `GLIBC_TUNABLES`, and puts the variable back as it was before it starts any
 //! program of its own; a `GLIBC_TUNABLES` that already names the tunable is left alone. Seen from a
 //! program `run --db exec` starts: it writes down its parent's environment (`/proc/PPID/environ`, the
-//! environment isocheck was started again with) and its own, then serves the embedded engine. glibc, reading
+//! environment isocheck was started again with) and name (`comm`), and its own environment, then serves the
+//! embedded engine. glibc, reading
 //! its tunables, may cut the string it read at each `:` in place, which `/proc` then shows as entries of their
 //! own: the parent's tunables are looked for as words of that text, not as one variable's value.
 
@@ -49,7 +50,8 @@ fn environments(tunables: Option<&str>) -> Seen {
     std::fs::write(
         &script,
         format!(
-            "tr '\\0' '\\n' < /proc/$PPID/environ > '{}'\nenv > '{}'\nexec '{}' serve-exec\n",
+            "tr '\\0' '\\n' < /proc/$PPID/environ > '{}'\necho \"comm=$(cat /proc/$PPID/comm)\" >> '{}'\nenv > '{}'\nexec '{}' serve-exec\n",
+            parent.display(),
             parent.display(),
             child.display(),
             env!("CARGO_BIN_EXE_isocheck")
@@ -83,6 +85,8 @@ fn isocheck_starts_again_with_huge_pages_and_its_programs_see_the_environment_as
     let seen = environments(None);
     assert!(seen.parent_tunes("glibc.malloc.hugetlb=1"), "{:?}", seen.parent);
     assert_eq!(seen.parent_has(BEFORE), Some(""), "{:?}", seen.parent);
+    // Started again under its own name, as `ps` and `pgrep` know it.
+    assert_eq!(seen.parent_has("comm"), Some("isocheck"), "{:?}", seen.parent);
     assert_eq!(seen.child_has("GLIBC_TUNABLES"), None, "{:?}", seen.child);
     assert_eq!(seen.child_has(BEFORE), None, "{:?}", seen.child);
 
