@@ -33,44 +33,84 @@ struct Pairs {
     pairs: Vec<(TxnId, TxnId)>,
 }
 
-/// Dependencies of one kind into one target after another: `targets[i]` depends on every transaction in
-/// `sources[ends[i - 1]..ends[i]]` (from 0 for the first).
+/// Sources a [`SourcesByTarget`] keeps in one block, about: the graph frees each block as it takes it,
+/// so that a big history's real-time order is never held beside the whole graph.
+const SOURCES_PER_BLOCK: usize = 1 << 20;
+
+/// Dependencies of one kind into one target after another, in blocks of about [`SOURCES_PER_BLOCK`]
+/// sources.
 #[derive(Debug)]
 pub struct SourcesByTarget {
     kind: Kind,
+    /// About how many sources a block holds: [`SOURCES_PER_BLOCK`] but in tests.
+    per_block: usize,
+    blocks: Vec<Block>,
+}
+
+/// Consecutive targets and their sources: the block's `i`th target, `targets[i]`, depends on every
+/// transaction in `sources[ends[i - 1]..ends[i]]` (from 0 for the first).
+#[derive(Debug)]
+struct Block {
+    /// Which target, of all the [`SourcesByTarget`]'s, the block's first is.
+    first: usize,
     targets: Vec<TxnId>,
     ends: Vec<usize>,
     sources: Vec<TxnId>,
 }
 
+impl Block {
+    fn sources_of(&self, i: usize) -> &[TxnId] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.sources[start..self.ends[i]]
+    }
+}
+
 impl SourcesByTarget {
     /// No dependencies yet, of `kind`.
     pub fn new(kind: Kind) -> SourcesByTarget {
-        SourcesByTarget { kind, targets: Vec::new(), ends: Vec::new(), sources: Vec::new() }
+        SourcesByTarget { kind, per_block: SOURCES_PER_BLOCK, blocks: Vec::new() }
     }
 
     /// Records that `to` depends on each of `sources` but itself (a self-dependency is no edge).
     pub fn add(&mut self, to: TxnId, sources: &[TxnId]) {
-        self.targets.push(to);
-        self.sources.extend(sources.iter().filter(|&&from| from != to));
-        self.ends.push(self.sources.len());
+        let full = self
+            .blocks
+            .last()
+            .is_none_or(|b| !b.targets.is_empty() && b.sources.len() + sources.len() > self.per_block);
+        if full {
+            let first = self.target_count();
+            self.blocks.push(Block { first, targets: Vec::new(), ends: Vec::new(), sources: Vec::new() });
+        }
+        if let Some(block) = self.blocks.last_mut() {
+            block.targets.push(to);
+            block.sources.extend(sources.iter().filter(|&&from| from != to));
+            block.ends.push(block.sources.len());
+        }
     }
 
     /// The sources of the `i`th target added.
     pub fn sources_of(&self, i: usize) -> &[TxnId] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.sources[start..self.ends[i]]
+        let b = self.blocks.partition_point(|b| b.first <= i).saturating_sub(1);
+        let block = &self.blocks[b];
+        block.sources_of(i - block.first)
     }
 
     /// The number of targets added.
     pub fn target_count(&self) -> usize {
-        self.targets.len()
+        self.blocks.last().map_or(0, |b| b.first + b.targets.len())
+    }
+
+    /// The number of dependencies.
+    fn len(&self) -> usize {
+        self.blocks.iter().map(|b| b.sources.len()).sum()
     }
 
     /// Each (from, to) dependency, in the order added.
     #[cfg(test)]
     fn iter(&self) -> impl Iterator<Item = (TxnId, TxnId)> + '_ {
-        (0..self.targets.len()).flat_map(move |i| self.sources_of(i).iter().map(move |&from| (from, self.targets[i])))
+        self.blocks.iter().flat_map(|b| {
+            (0..b.targets.len()).flat_map(move |i| b.sources_of(i).iter().map(move |&from| (from, b.targets[i])))
+        })
     }
 }
 
@@ -98,12 +138,12 @@ impl EdgeList {
     /// Appends another list (its parts, not a copy of them).
     pub fn extend(&mut self, other: EdgeList) {
         self.pairs.extend(other.pairs.into_iter().filter(|part| !part.pairs.is_empty()));
-        self.by_target.extend(other.by_target.into_iter().filter(|part| !part.sources.is_empty()));
+        self.by_target.extend(other.by_target.into_iter().filter(|part| part.len() > 0));
     }
 
     /// Appends dependencies recorded target by target.
     pub fn extend_by_target(&mut self, part: SourcesByTarget) {
-        if !part.sources.is_empty() {
+        if part.len() > 0 {
             self.by_target.push(part);
         }
     }
@@ -119,7 +159,7 @@ impl EdgeList {
     /// The number of (unmerged) dependencies.
     pub fn len(&self) -> usize {
         self.pairs.iter().map(|p| p.pairs.len()).sum::<usize>()
-            + self.by_target.iter().map(|p| p.sources.len()).sum::<usize>()
+            + self.by_target.iter().map(SourcesByTarget::len).sum::<usize>()
     }
 
     /// Whether no dependency was recorded.
@@ -155,8 +195,8 @@ impl DepGraph {
             }
         }
         for part in &by_target {
-            kind_counts[part.kind as usize] += part.sources.len();
-            for &from in &part.sources {
+            kind_counts[part.kind as usize] += part.len();
+            for &from in part.blocks.iter().flat_map(|b| &b.sources) {
                 starts[from as usize + 1] += 1;
             }
         }
@@ -175,15 +215,17 @@ impl DepGraph {
             kinds[*slot] = kind;
             *slot += 1;
         };
-        // Each part is freed as soon as it is taken.
+        // Each part, and each block of sources, is freed as soon as it is taken.
         for part in pairs {
             let kind = part.kind.only();
             part.pairs.into_iter().for_each(|(from, to)| put(from, to, kind));
         }
         for part in by_target {
             let kind = part.kind.only();
-            for (i, &to) in part.targets.iter().enumerate() {
-                part.sources_of(i).iter().for_each(|&from| put(from, to, kind));
+            for block in part.blocks {
+                for (i, &to) in block.targets.iter().enumerate() {
+                    block.sources_of(i).iter().for_each(|&from| put(from, to, kind));
+                }
             }
         }
         // Each range of sources sorts and merges its buckets in place.
@@ -562,6 +604,46 @@ mod tests {
         for kind in Kind::ALL {
             assert_eq!(g.kind_count(kind), kept.iter().filter(|e| e.2 == kind).count(), "{kind:?}");
         }
+    }
+
+    #[test]
+    fn sources_by_target_in_many_blocks_give_back_what_was_added_and_build_the_same_graph() {
+        let n = 500u32;
+        let mut seed = 11u64;
+        let mut next = move |bound: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % bound
+        };
+        // Blocks of about 7 sources: targets with none, with a few, with their own id among them, and
+        // with more than a block alone.
+        let mut by_target = SourcesByTarget { per_block: 7, ..SourcesByTarget::new(Kind::Realtime) };
+        let mut pairs = EdgeList::new();
+        let mut added: Vec<Vec<u32>> = Vec::new();
+        for i in 0..300u32 {
+            let to = next(u64::from(n)) as u32;
+            let count = if i % 50 == 0 { 20 } else { next(6) };
+            let sources: Vec<u32> =
+                (0..count).map(|_| next(u64::from(n)) as u32).chain((i % 9 == 0).then_some(to)).collect();
+            by_target.add(to, &sources);
+            sources.iter().for_each(|&from| pairs.add(from, to, Kind::Realtime));
+            added.push(sources.into_iter().filter(|&from| from != to).collect());
+        }
+        assert!(by_target.blocks.len() > 40, "{} blocks", by_target.blocks.len());
+        assert_eq!(by_target.target_count(), added.len());
+        for (i, sources) in added.iter().enumerate() {
+            assert_eq!(by_target.sources_of(i), &sources[..], "target {i}");
+        }
+        assert_eq!(by_target.len(), pairs.len());
+        let mut list = EdgeList::new();
+        list.extend_by_target(by_target);
+        let mut recorded: Vec<_> = list.iter().collect();
+        let mut expected: Vec<_> = pairs.iter().collect();
+        recorded.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(recorded, expected);
+        let (ours, theirs) = (DepGraph::build(n as usize, list), DepGraph::build(n as usize, pairs));
+        assert_eq!(edges_of(&ours), edges_of(&theirs));
+        assert_eq!(ours.kind_count(Kind::Realtime), theirs.kind_count(Kind::Realtime));
     }
 
     #[test]
