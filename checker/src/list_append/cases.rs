@@ -411,9 +411,13 @@ fn dirty_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
 fn lost_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
     // Every (key, last element of the version read, transaction, the read) of a committed transaction
     // that read a key and then appended to it, in transaction order.
-    let mut updates: Vec<Update> = chunks::per_chunk(txns.len(), |ids| read_then_appended(index, txns, ids)).concat();
-    // A stable sort: each group of one version stays in transaction order.
-    updates.sort_by_key(|&(k, version, _, _)| (k, version));
+    let parts = chunks::per_chunk(txns.len(), |ids| read_then_appended(index, txns, ids));
+    let mut updates: Vec<Update> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    // Each range's part freed once copied, and a sort that needs no room of its own: a transaction
+    // reads-then-appends a key at most once, so ordering by transaction too keeps each group of one
+    // version in transaction order.
+    parts.into_iter().for_each(|part| updates.extend(part));
+    updates.sort_unstable_by_key(|&(k, version, t, _)| (k, version, t));
     let mut found: Vec<&[Update]> =
         updates.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).filter(|group| group.len() > 1).collect();
     found.sort_unstable_by_key(|group| (group[0].0, group[0].2));
