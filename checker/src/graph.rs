@@ -472,6 +472,15 @@ mod tests {
         DepGraph::from_edges(n, edges)
     }
 
+    /// A seeded stream of numbers below the bound each call asks for.
+    fn below(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut seed = seed;
+        move |bound| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % bound
+        }
+    }
+
     /// Every edge of `g` with its kinds, in order of source and then target.
     fn edges_of(g: &DepGraph) -> Vec<((u32, u32), Kinds)> {
         (0..g.node_count() as u32)
@@ -537,11 +546,7 @@ mod tests {
     #[test]
     fn a_graph_merged_on_all_cores_holds_exactly_the_edges_given() {
         let n = 100_003u32;
-        let mut seed = 7u64;
-        let mut next = move |bound: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) % bound
-        };
+        let mut next = below(7);
         let mut reference: std::collections::BTreeMap<(u32, u32), Kinds> = Default::default();
         let mut edges = Vec::new();
         for _ in 0..600_000 {
@@ -609,11 +614,7 @@ mod tests {
     #[test]
     fn sources_by_target_in_many_blocks_give_back_what_was_added_and_build_the_same_graph() {
         let n = 500u32;
-        let mut seed = 11u64;
-        let mut next = move |bound: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) % bound
-        };
+        let mut next = below(11);
         // Blocks of about 7 sources: targets with none, with a few, with their own id among them, and
         // with more than a block alone.
         let mut by_target = SourcesByTarget { per_block: 7, ..SourcesByTarget::new(Kind::Realtime) };
