@@ -24,7 +24,6 @@ pub(super) struct Elem {
 }
 
 impl Elem {
-    const ABSENT: Elem = Elem { writer: NO_TXN, position: UNORDERED, intermediate: false, known: false };
     pub(super) const NEW: Elem = Elem { writer: NO_TXN, position: UNORDERED, intermediate: false, known: true };
 }
 
@@ -32,7 +31,7 @@ impl Elem {
 pub(super) type ElemMap = IntTable<Elem>;
 
 impl Slot for Elem {
-    const ABSENT: Elem = Elem::ABSENT;
+    const ABSENT: Elem = Elem { writer: NO_TXN, position: UNORDERED, intermediate: false, known: false };
 
     fn is_absent(&self) -> bool {
         !self.known
