@@ -30,7 +30,7 @@ fn with_every_field(ops: &[Op]) -> Vec<Op> {
                     if let OpValue::Txn(mops) = &mut op.value {
                         for (n, mop) in mops.iter_mut().enumerate() {
                             if let Mop::Write { version, .. } = mop {
-                                *version = Some((i * 8 + n) as i64);
+                                *version = histories::WriteVersion::new((i * 8 + n) as i64);
                             }
                         }
                     }

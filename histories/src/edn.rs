@@ -10,10 +10,11 @@ use clojure_reader::error::{Code, Error as EdnError};
 use crate::error::Problem;
 use crate::json::Located;
 use crate::key::Key;
-use crate::mop::{Mop, Observed, Predicate, Rows};
+use crate::mop::{Mop, Observed, Predicate, Rows, VERSION_RANGE};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::{LineIndex, Position};
 use crate::well_formed::ParsedOp;
+use crate::write_version::WriteVersion;
 
 /// Reads an EDN history: a stream of maps, or a single vector of maps.
 pub(crate) fn read(text: &str) -> Result<Vec<ParsedOp>, Located> {
@@ -257,7 +258,10 @@ fn mop_from_edn(v: &Edn<'_>) -> Result<Mop, Problem> {
             // `[:w k v]`, or `[:w k v version]` with the version the database gave the write.
             let version = match parts.get(3) {
                 None | Some(Edn::Nil) => None,
-                Some(Edn::Int(n)) => Some(*n),
+                Some(Edn::Int(n)) => match WriteVersion::new(*n) {
+                    Some(version) => Some(version),
+                    None => return Err(shape(format!("version {n} {VERSION_RANGE}"))),
+                },
                 Some(other) => {
                     return Err(shape(format!(
                         "non-integer version {} in micro-op {}: a write's version must be an integer",

@@ -14,6 +14,7 @@ use crate::mop::{Mop, Observed};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::Position;
 use crate::well_formed::{ParsedOp, ParsedOps};
+use crate::write_version::WriteVersion;
 
 /// Most digits an integer may have here: any 18-digit integer fits in an `i64` (and a `u64`), so no
 /// range needs checking; a longer one is left to the general reader.
@@ -327,7 +328,11 @@ impl<'a> Scanner<'a, '_> {
                 let value = self.then(Self::integer)?;
                 self.spaces();
                 let version = match self.peek()? {
-                    b',' => self.then(|s| s.null_or(Self::integer))?,
+                    // `i64::MIN` is declined here, for the general reader to refuse with its message.
+                    b',' => match self.then(|s| s.null_or(Self::integer))? {
+                        Some(n) => Some(WriteVersion::new(n)?),
+                        None => None,
+                    },
                     _ => None,
                 };
                 Mop::Write { key, value, version }

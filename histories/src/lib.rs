@@ -34,6 +34,7 @@ mod position;
 mod transaction_order;
 mod well_formed;
 mod write;
+mod write_version;
 
 use std::path::Path;
 
@@ -48,6 +49,7 @@ pub use op::{Function, Op, OpType, OpValue, Process};
 pub use position::Position;
 pub use transaction_order::TransactionOrder;
 pub use write::{write_edn, write_history, write_json_array};
+pub use write_version::WriteVersion;
 
 /// A history file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,6 +11,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::key::Key;
+use crate::write_version::WriteVersion;
 
 /// Rows returned by a predicate read, or fixed by an `init` op: keys to integer values.
 pub type Rows = BTreeMap<Key, i64>;
@@ -92,7 +93,7 @@ pub enum Mop {
         /// On a completion: the number the database gave the version this write installed, larger for
         /// later versions of the same key (white-box evidence of the key's version order, as a per-row
         /// version counter gives it; see docs/CONTRACTS.md). `None` when not recorded.
-        version: Option<i64>,
+        version: Option<WriteVersion>,
     },
     /// `["insert", k, v]`: inserts a row (predicate workloads).
     Insert {
@@ -343,29 +344,32 @@ impl<'de> Visitor<'de> for IntVisitor {
     }
 }
 
-/// A write's version number: an integer, or `null` for none.
-struct VersionNumber(Option<i64>);
+/// Why a version number of `i64::MIN` is refused, after the number.
+pub(crate) const VERSION_RANGE: &str = "is out of range: a write's version must be above -9223372036854775808";
+
+/// A write's version number: an integer above `i64::MIN`, or `null` for none.
+struct VersionNumber(Option<WriteVersion>);
 
 impl<'de> Deserialize<'de> for VersionNumber {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct VersionVisitor;
         impl<'de> Visitor<'de> for VersionVisitor {
-            type Value = Option<i64>;
+            type Value = Option<WriteVersion>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 write!(f, "a write's version: an integer (the number the database gave the version it installed)")
             }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<i64>, E> {
-                Ok(Some(v))
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<WriteVersion>, E> {
+                WriteVersion::new(v).map(Some).ok_or_else(|| E::custom(format!("version {v} {}", VERSION_RANGE)))
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<i64>, E> {
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<WriteVersion>, E> {
                 i64::try_from(v)
-                    .map(Some)
+                    .map(WriteVersion::new)
                     .map_err(|_| E::custom(format!("version {v} does not fit in a 64-bit signed integer")))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Option<i64>, E> {
+            fn visit_unit<E: de::Error>(self) -> Result<Option<WriteVersion>, E> {
                 Ok(None)
             }
-            fn visit_none<E: de::Error>(self) -> Result<Option<i64>, E> {
+            fn visit_none<E: de::Error>(self) -> Result<Option<WriteVersion>, E> {
                 Ok(None)
             }
         }
@@ -632,9 +636,17 @@ mod tests {
         assert_eq!(mop(r#"["r", "x", 5]"#), Ok(Mop::Read { key: "x".into(), value: Observed::Int(5) }));
         assert_eq!(mop(r#"["r", "x", null]"#), Ok(Mop::Read { key: "x".into(), value: Observed::Nil }));
         assert_eq!(mop(r#"["w", "x", 5]"#), Ok(Mop::Write { key: "x".into(), value: 5, version: None }));
-        assert_eq!(mop(r#"["w", "x", 5, 3]"#), Ok(Mop::Write { key: "x".into(), value: 5, version: Some(3) }));
+        assert_eq!(
+            mop(r#"["w", "x", 5, 3]"#),
+            Ok(Mop::Write { key: "x".into(), value: 5, version: WriteVersion::new(3) })
+        );
         assert_eq!(mop(r#"["w", "x", 5, null]"#), Ok(Mop::Write { key: "x".into(), value: 5, version: None }));
         assert!(mop(r#"["w", "x", 5, "v3"]"#).unwrap_err().contains("a write's version: an integer"));
+        assert!(mop(r#"["w", "x", 5, -9223372036854775808]"#).unwrap_err().contains(VERSION_RANGE));
+        assert_eq!(
+            mop(r#"["w", "x", 5, -9223372036854775807]"#),
+            Ok(Mop::Write { key: "x".into(), value: 5, version: WriteVersion::new(WriteVersion::MIN) })
+        );
         assert!(mop(r#"["w", "x", 5, 3, 4]"#).unwrap_err().contains("too many elements"));
         assert_eq!(mop(r#"["delete", 1]"#), Ok(Mop::Delete { key: Key::Int(1) }));
         assert_eq!(

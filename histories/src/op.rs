@@ -401,7 +401,7 @@ mod tests {
         // Two million of these hold a 1M-transaction history; each byte here is 2 MB there.
         assert!(std::mem::size_of::<Op>() <= 88, "{}", std::mem::size_of::<Op>());
         assert!(std::mem::size_of::<OpValue>() <= 24, "{}", std::mem::size_of::<OpValue>());
-        assert!(std::mem::size_of::<Mop>() <= 48, "{}", std::mem::size_of::<Mop>());
+        assert!(std::mem::size_of::<Mop>() <= 40, "{}", std::mem::size_of::<Mop>());
     }
 
     #[test]

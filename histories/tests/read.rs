@@ -349,7 +349,7 @@ fn a_writes_version_is_read_on_completions_in_json_and_edn_written_back_and_refu
 {"type":"ok","process":0,"value":[["w",1,5,4],["w",2,6]]}
 "#;
     let h = parse(json, Format::JsonLines, "h.jsonl").unwrap();
-    let versioned = Mop::Write { key: Key::Int(1), value: 5, version: Some(4) };
+    let versioned = Mop::Write { key: Key::Int(1), value: 5, version: histories::WriteVersion::new(4) };
     let plain = Mop::Write { key: Key::Int(2), value: 6, version: None };
     assert_eq!(h.ops()[1].mops(), &[versioned.clone(), plain.clone()]);
     let edn = "{:type :invoke, :process 0, :value [[:w 1 5] [:w 2 6]]}\n{:type :ok, :process 0, :value [[:w 1 5 4] [:w 2 6 nil]]}\n";
@@ -376,4 +376,22 @@ fn a_writes_version_is_read_on_completions_in_json_and_edn_written_back_and_refu
     assert!(message.contains("a write's version: an integer"), "{message}");
     let (_, _, message) = error("{:type :ok, :process 0, :value [[:w 1 5 :v2]]}\n", Format::Edn);
     assert!(message.contains("a write's version must be an integer"), "{message}");
+
+    // The one integer a version may not be: i64::MIN, refused in both formats with where it is.
+    let min = "{\"type\":\"invoke\",\"process\":0,\"value\":[[\"w\",1,5]]}\n{\"type\":\"ok\",\"process\":0,\"value\":[[\"w\",1,5,-9223372036854775808]]}\n";
+    let (at, _, message) = error(min, Format::JsonLines);
+    assert_eq!(at.line, 2);
+    assert!(message.contains("version -9223372036854775808 is out of range"), "{message}");
+    let (at, _, message) = error(
+        "{:type :invoke, :process 0, :value [[:w 1 5]]}\n{:type :ok, :process 0, :value [[:w 1 5 -9223372036854775808]]}\n",
+        Format::Edn,
+    );
+    assert_eq!(at.line, 2);
+    assert!(message.contains("version -9223372036854775808 is out of range"), "{message}");
+    let edge = min.replace("-9223372036854775808", "-9223372036854775807");
+    let read = parse(&edge, Format::JsonLines, "edge.jsonl").unwrap();
+    assert_eq!(
+        read.ops()[1].mops()[0],
+        Mop::Write { key: Key::Int(1), value: 5, version: histories::WriteVersion::new(i64::MIN + 1) }
+    );
 }

@@ -11,7 +11,7 @@ pub(crate) mod cases;
 
 use std::ops::Range;
 
-use histories::{Key, Mop, Observed};
+use histories::{Key, Mop, Observed, WriteVersion};
 use rayon::iter::{
     IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
     ParallelIterator,
@@ -191,7 +191,7 @@ impl<'h> ItemIndex<'h> {
             if let ItemOp::Write(v) = op {
                 out[at].write = Some(v);
                 out[at].version = match mop {
-                    Mop::Write { version, .. } => *version,
+                    Mop::Write { version, .. } => version.map(WriteVersion::get),
                     _ => None,
                 };
             }

@@ -456,7 +456,7 @@ pub fn with_write_versions(history: &History, numbers: &[(u64, &str, i64)]) -> H
                 _ => None,
             })
             .unwrap_or_else(|| panic!("op {index} writes no {key}"));
-        *write = Some(number);
+        *write = Some(histories::WriteVersion::new(number).expect("a version above i64::MIN"));
     }
     History::from_ops(ops).expect("still well formed")
 }

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use adapters::{Session, TxnError};
 use checker::invariants::GraphPolicy;
 use generators::{InvalidParams, ListAppend, Params, RwRegister};
-use histories::{Function, Mop, Observed};
+use histories::{Function, Mop, Observed, WriteVersion};
 
 use super::{TxnPlan, TxnSource};
 
@@ -89,7 +89,10 @@ fn executed(session: &mut dyn Session, shape: Shape, mop: Mop) -> Result<Mop, Tx
     match mop {
         Mop::Append { key, value } => session.append(&key, value).map(|()| Mop::Append { key, value }),
         Mop::Write { key, value, .. } => {
-            session.write_versioned(&key, value).map(|version| Mop::Write { key, value, version })
+            // A version of i64::MIN (which no database counter reaches) is recorded as no version: less
+            // evidence, never a wrong one.
+            let versioned = session.write_versioned(&key, value);
+            versioned.map(|version| Mop::Write { key, value, version: version.and_then(WriteVersion::new) })
         }
         Mop::Read { key, .. } => {
             let value = match shape {
