@@ -27,12 +27,12 @@ pub fn txn_view(txns: &Txns<'_>, id: TxnId) -> TxnView {
     TxnView {
         index: txns.index(id),
         invoke_index: invoke.index,
-        process: invoke.process.to_string(),
+        process: invoke.process().to_string(),
         outcome: txns.outcome(id),
         value: txns.mops(id).to_vec(),
         init_rows: txns.init_rows(id).cloned(),
-        invoke_time: invoke.time,
-        complete_time: completion.and_then(|c| c.time),
+        invoke_time: invoke.time(),
+        complete_time: completion.and_then(|c| c.time()),
         error: completion.and_then(|c| c.error()).map(str::to_string),
     }
 }

@@ -71,7 +71,7 @@ pub fn process_edges(txns: &Txns<'_>) -> EdgeList {
     committed.sort_unstable();
     let mut edges = EdgeList::new();
     for (position, id) in committed {
-        let process = txns.invoke(id).process;
+        let process = txns.invoke(id).process();
         if let Some((_, before)) = last.insert(process, (position, id)) {
             edges.add(before, id, Kind::Process);
         }
@@ -82,13 +82,16 @@ pub fn process_edges(txns: &Txns<'_>) -> EdgeList {
 /// Why `from` precedes `to` in process or real-time order.
 pub fn explain(txns: &Txns<'_>, from: TxnId, to: TxnId, kind: Kind) -> Option<String> {
     match kind {
-        Kind::Process => {
-            Some(format!("process {} executed {} before {}", txns.invoke(from).process, txns.name(from), txns.name(to)))
-        }
+        Kind::Process => Some(format!(
+            "process {} executed {} before {}",
+            txns.invoke(from).process(),
+            txns.name(from),
+            txns.name(to)
+        )),
         Kind::Realtime => {
             let done = txns.completion(from)?;
             let begun = txns.invoke(to);
-            let gap = match (done.time, begun.time) {
+            let gap = match (done.time(), begun.time()) {
                 (Some(a), Some(b)) if b > a => format!(" {:.3} seconds", (b - a) as f64 / 1e9),
                 (Some(_), Some(_)) => " just".to_string(),
                 _ => String::new(),

@@ -82,7 +82,7 @@ struct Span<'h> {
 pub fn contention(history: &History) -> Contention {
     let txns = Txns::new(history);
     let ops = history.ops();
-    let time = |position: usize| ops.get(position).and_then(|op| op.time).unwrap_or(position as i64);
+    let time = |position: usize| ops.get(position).and_then(|op| op.time()).unwrap_or(position as i64);
     let mut spans: Vec<Span<'_>> = txns
         .ids()
         .filter(|&t| txns.outcome(t) == OpType::Ok)

@@ -23,13 +23,13 @@ fn replicate(history: &History, copies: usize) -> History {
     let ops = history.ops();
     let processes = 1 + ops
         .iter()
-        .filter_map(|op| match op.process {
+        .filter_map(|op| match op.process() {
             Process::Client(p) => Some(p),
             Process::Nemesis => None,
         })
         .max()
         .unwrap_or(0);
-    let time_span = 1 + ops.iter().filter_map(|op| op.time).max().unwrap_or(0);
+    let time_span = 1 + ops.iter().filter_map(|op| op.time()).max().unwrap_or(0);
     let order_span = 1 + ops.iter().filter_map(|op| op.commit_order()).max().unwrap_or(0);
     let mut all = Vec::with_capacity(ops.len() * copies);
     for c in 0..copies {
@@ -52,11 +52,11 @@ fn replicate(history: &History, copies: usize) -> History {
                 .collect();
             let mut copy = op.clone();
             copy.index = all.len() as u64;
-            copy.process = match op.process {
+            copy.set_process(match op.process() {
                 Process::Client(p) => Process::Client(p + processes * c as u64),
                 Process::Nemesis => Process::Nemesis,
-            };
-            copy.time = op.time.map(|t| t + time_span * c as i64);
+            });
+            copy.set_time(op.time().map(|t| t + time_span * c as i64));
             copy.set_commit_order(op.commit_order().map(|o| o + order_span * c as i64));
             if let OpValue::Txn(_) = op.value {
                 copy.value = OpValue::Txn(mops);

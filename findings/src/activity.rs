@@ -41,11 +41,11 @@ impl Activity {
         let mut start = i64::MAX;
         let mut completions: Vec<(i64, OpType)> = Vec::new();
         for txn in history.transactions() {
-            if let Some(t) = txn.invoke.time {
+            if let Some(t) = txn.invoke.time() {
                 start = start.min(t);
             }
             if let Some(done) = txn.completion
-                && let Some(t) = done.time
+                && let Some(t) = done.time()
             {
                 completions.push((t, done.kind));
             }

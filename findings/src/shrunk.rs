@@ -152,7 +152,7 @@ pub fn shrunk_html(shrunk: &Shrunk) -> String {
             let op = ops.get(&k.index);
             vec![
                 Cell::Text(format!("T{}", k.index)),
-                Cell::Text(op.map(|op| op.process.to_string()).unwrap_or_default()),
+                Cell::Text(op.map(|op| op.process().to_string()).unwrap_or_default()),
                 Cell::Code(op.map(|op| mops_text(op.mops())).unwrap_or_default()),
                 Cell::Text(need_sentence(&k.need)),
             ]
@@ -197,7 +197,7 @@ pub fn shorthand(history: &History, workload: &str) -> String {
         let lines: Vec<String> = history
             .transactions()
             .map(|t| {
-                format!("T{} process {} {}: {}", t.op().index, t.op().process, t.outcome(), mops_text(t.op().mops()))
+                format!("T{} process {} {}: {}", t.op().index, t.op().process(), t.outcome(), mops_text(t.op().mops()))
             })
             .collect();
         lines.join("\n  ")
@@ -277,7 +277,7 @@ fn shorthand_of(history: &History, registers: bool) -> Option<String> {
             OpType::Fail => "fail",
             _ => "info",
         };
-        let process = match t.invoke.process {
+        let process = match t.invoke.process() {
             histories::Process::Client(p) => p,
             histories::Process::Nemesis => return None,
         };

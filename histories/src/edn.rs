@@ -163,7 +163,7 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
                 other => return Err(shape(format!(":index must be a non-negative integer, not {}", brief(other)))),
             },
             "time" => match v {
-                Edn::Int(t) if *t >= 0 => op.op.time = Some(*t),
+                Edn::Int(t) if *t >= 0 => op.op.set_time(Some(*t)),
                 other => {
                     return Err(shape(format!(
                         ":time must be a non-negative integer (nanoseconds), not {}",

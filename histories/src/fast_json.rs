@@ -66,7 +66,13 @@ fn parse_with(text: &str, origin: Position, scratch: &mut Scratch, into: &mut Pa
         match field {
             0 => index = Some(s.natural()?),
             1 => kind = Some(s.kind()?),
-            2 => process = s.null_or(Scanner::natural)?.map(Process::Client),
+            // A process above the largest one is declined here, for the general reader to refuse.
+            2 => {
+                process = match s.null_or(Scanner::natural)? {
+                    Some(p) if p > Process::MAX_CLIENT => return None,
+                    p => p.map(Process::Client),
+                }
+            }
             3 if s.quoted(b"\"txn\"") => f = Some(Function::Txn),
             3 => f = s.null_or(Scanner::string)?.map(Function::parse),
             4 => time = Some(i64::try_from(s.natural()?).ok()?),

@@ -75,7 +75,7 @@ impl History {
     pub fn from_ops(ops: Vec<Op>) -> Result<History, (Position, Problem)> {
         let mut parsed = ParsedOps::with_capacity(ops.len());
         for op in ops {
-            parsed.push(ParsedOp { index: Some(op.index), process: Some(op.process), op });
+            parsed.push(ParsedOp { index: Some(op.index), process: Some(op.process()), op });
         }
         well_formed::settle(parsed)
     }

@@ -541,7 +541,12 @@ impl<'de> Visitor<'de> for ProcessSeed {
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<Process>, E> {
-        Ok(Some(Process::Client(v)))
+        match v <= Process::MAX_CLIENT {
+            true => Ok(Some(Process::Client(v))),
+            false => {
+                Err(E::custom(format!("process {v} is above the largest a history may name, {}", Process::MAX_CLIENT)))
+            }
+        }
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<Process>, E> {

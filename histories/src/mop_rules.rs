@@ -312,7 +312,7 @@ mod tests {
             for (c, run) in ops.chunks(chunk).enumerate() {
                 let mut part = MopFacts::default();
                 for (i, op) in run.iter().enumerate() {
-                    part.note(i, op, Some(op.process));
+                    part.note(i, op, Some(op.process()));
                 }
                 facts.append(&mut part, c * chunk);
             }

@@ -68,6 +68,37 @@ pub enum Process {
     Nemesis,
 }
 
+impl Process {
+    /// The largest client process a history may name: Jepsen's processes are Clojure longs, and an
+    /// operation keeps its process in eight bytes with one number left for the nemesis.
+    pub const MAX_CLIENT: u64 = i64::MAX as u64;
+
+    /// The process as an operation stores it: the client's number, or `u64::MAX` for the nemesis.
+    fn code(self) -> u64 {
+        match self {
+            Process::Client(p) => {
+                assert!(p <= Process::MAX_CLIENT, "client process {p} is above Process::MAX_CLIENT");
+                p
+            }
+            Process::Nemesis => NEMESIS,
+        }
+    }
+
+    /// The process [`Process::code`] stored.
+    fn from_code(code: u64) -> Process {
+        match code {
+            NEMESIS => Process::Nemesis,
+            p => Process::Client(p),
+        }
+    }
+}
+
+/// How an operation stores [`Process::Nemesis`].
+const NEMESIS: u64 = u64::MAX;
+
+/// How an operation stores "no time"; times are never negative (readers refuse a negative one).
+const NO_TIME: i64 = i64::MIN;
+
 impl fmt::Display for Process {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -166,15 +197,17 @@ static TXN: Function = Function::Txn;
 /// One operation of a history.
 ///
 /// The fields most operations have are public; the rare ones ([`Op::f`], [`Op::error`],
-/// [`Op::commit_order`], [`Op::extra`]) are read and set through methods, as they share one box.
-#[derive(Debug, Clone, PartialEq)]
+/// [`Op::commit_order`], [`Op::extra`]) are read and set through methods, as they share one box, and
+/// so are [`Op::time`] and [`Op::process`], kept in eight bytes each (an operation is 72 bytes, and a
+/// history of 10M transactions holds 20M of them).
+#[derive(Clone, PartialEq)]
 pub struct Op {
     /// Position in the history; assigned in file order when the file gives none.
     pub index: u64,
-    /// Nanoseconds since the run began, on a monotonic clock.
-    pub time: Option<i64>,
-    /// Who performed it; assigned when the file gives none (see [`crate::well_formed`]).
-    pub process: Process,
+    /// See [`Op::time`]; [`NO_TIME`] for none.
+    time: i64,
+    /// See [`Op::process`], as [`Process::code`] stores it.
+    process: u64,
     /// The micro-ops (or other value).
     pub value: OpValue,
     /// Where the operation starts in its file.
@@ -190,7 +223,8 @@ impl Op {
     /// An operation as a runner records it, before the history numbers it: index 0, no time, no error,
     /// no extra fields, at no place in a file. The builders below add a time and an error.
     pub fn new(kind: OpType, process: Process, f: Function, value: OpValue) -> Op {
-        let mut op = Op { index: 0, time: None, process, value, at: Position::default(), kind, rare: None };
+        let mut op =
+            Op { index: 0, time: NO_TIME, process: process.code(), value, at: Position::default(), kind, rare: None };
         op.set_f(f);
         op
     }
@@ -209,7 +243,9 @@ impl Op {
     ) -> Op {
         let rare = RareFields { f, error, commit_order, extra };
         let rare = (rare != RareFields::default()).then(|| Box::new(rare));
-        Op { index: 0, time, process: Process::Client(0), value, at, kind, rare }
+        let mut op = Op { index: 0, time: NO_TIME, process: 0, value, at, kind, rare };
+        op.set_time(time);
+        op
     }
 
     /// A transaction of client `process`: [`Op::new`] with `f` [`Function::Txn`] and these micro-ops.
@@ -218,8 +254,35 @@ impl Op {
     }
 
     /// The operation at `time` nanoseconds since the run began.
-    pub fn with_time(self, time: i64) -> Op {
-        Op { time: Some(time), ..self }
+    pub fn with_time(mut self, time: i64) -> Op {
+        self.set_time(Some(time));
+        self
+    }
+
+    /// Nanoseconds since the run began, on a monotonic clock; never negative.
+    pub fn time(&self) -> Option<i64> {
+        (self.time != NO_TIME).then_some(self.time)
+    }
+
+    /// Sets the time. Panics on a negative time: readers refuse one, and a monotonic clock gives none.
+    pub fn set_time(&mut self, time: Option<i64>) {
+        self.time = match time {
+            Some(t) => {
+                assert!(t >= 0, "an operation's time is never negative, not {t}");
+                t
+            }
+            None => NO_TIME,
+        };
+    }
+
+    /// Who performed it; assigned when the file gives none (see [`crate::well_formed`]).
+    pub fn process(&self) -> Process {
+        Process::from_code(self.process)
+    }
+
+    /// Sets who performed it. Panics on a client above [`Process::MAX_CLIENT`], which readers refuse.
+    pub fn set_process(&mut self, process: Process) {
+        self.process = process.code();
     }
 
     /// The operation with why it failed or is indeterminate, if it did or is.
@@ -317,7 +380,7 @@ impl Op {
 
     /// Whether this is a client operation (not the nemesis).
     pub fn is_client(&self) -> bool {
-        matches!(self.process, Process::Client(_))
+        self.process != NEMESIS
     }
 }
 
@@ -326,9 +389,9 @@ impl Serialize for Op {
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("index", &self.index)?;
         map.serialize_entry("type", self.kind.as_str())?;
-        map.serialize_entry("process", &self.process)?;
+        map.serialize_entry("process", &self.process())?;
         map.serialize_entry("f", self.f().as_str())?;
-        if let Some(time) = self.time {
+        if let Some(time) = self.time() {
             map.serialize_entry("time", &time)?;
         }
         match &self.value {
@@ -349,6 +412,20 @@ impl Serialize for Op {
     }
 }
 
+impl fmt::Debug for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Op")
+            .field("index", &self.index)
+            .field("time", &self.time())
+            .field("process", &self.process())
+            .field("value", &self.value)
+            .field("at", &self.at)
+            .field("kind", &self.kind)
+            .field("rare", &self.rare)
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,8 +437,8 @@ mod tests {
         let op = Op::txn(OpType::Fail, 3, mops.clone()).with_time(40).with_error(Some("40001".into()));
         let by_hand = Op {
             index: 0,
-            time: Some(40),
-            process: Process::Client(3),
+            time: 40,
+            process: 3,
             value: OpValue::Txn(mops),
             at: Position::default(),
             kind: OpType::Fail,
@@ -372,7 +449,14 @@ mod tests {
             serde_json::to_string(&op).unwrap(),
             r#"{"index":0,"type":"fail","process":3,"f":"txn","time":40,"value":[["append",1,2]],"error":"40001"}"#
         );
-        assert_eq!(Op::new(OpType::Info, Process::Nemesis, Function::Txn, OpValue::Txn(Vec::new())).time, None);
+        let nemesis = Op::new(OpType::Info, Process::Nemesis, Function::Txn, OpValue::Txn(Vec::new()));
+        assert_eq!((nemesis.time(), nemesis.process(), nemesis.is_client()), (None, Process::Nemesis, false));
+        let mut op = op;
+        op.set_process(Process::Client(Process::MAX_CLIENT));
+        op.set_time(Some(0));
+        assert_eq!((op.process(), op.time(), op.is_client()), (Process::Client(Process::MAX_CLIENT), Some(0), true));
+        op.set_time(None);
+        assert_eq!(op.time(), None);
     }
 
     #[test]
@@ -399,7 +483,7 @@ mod tests {
     #[test]
     fn an_op_without_rare_fields_and_a_micro_op_are_small() {
         // Two million of these hold a 1M-transaction history; each byte here is 2 MB there.
-        assert!(std::mem::size_of::<Op>() <= 88, "{}", std::mem::size_of::<Op>());
+        assert!(std::mem::size_of::<Op>() <= 72, "{}", std::mem::size_of::<Op>());
         assert!(std::mem::size_of::<OpValue>() <= 24, "{}", std::mem::size_of::<OpValue>());
         assert!(std::mem::size_of::<Mop>() <= 40, "{}", std::mem::size_of::<Mop>());
     }

@@ -139,7 +139,7 @@ pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
     let (processes, pairing) = pair(&ops, &kinds, &given)?;
     ops.par_iter_mut().zip(processes).enumerate().for_each(|(position, (op, process))| {
         op.index = index_of(position);
-        op.process = process;
+        op.set_process(process);
     });
     crate::mop_rules::check(&ops, &pairing, facts)?;
     Ok(History::from_parts(ops, pairing))

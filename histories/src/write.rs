@@ -52,7 +52,7 @@ pub fn write_edn<'a>(ops: impl IntoIterator<Item = &'a Op>, out: &mut impl Write
 /// One operation as an EDN map.
 fn edn_op(op: &Op, out: &mut String) {
     let _ = write!(out, "{{:index {}, :type :{}, :process ", op.index, op.kind.as_str());
-    match op.process {
+    match op.process() {
         Process::Client(p) => {
             let _ = write!(out, "{p}");
         }
@@ -60,7 +60,7 @@ fn edn_op(op: &Op, out: &mut String) {
     }
     out.push_str(", :f ");
     edn_name(op.f().as_str(), out);
-    if let Some(time) = op.time {
+    if let Some(time) = op.time() {
         let _ = write!(out, ", :time {time}");
     }
     out.push_str(", :value ");

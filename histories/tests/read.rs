@@ -81,8 +81,8 @@ fn edn_streams_and_vectors_read_alike() {
         let h = parse(&text, Format::Edn, "h.edn").unwrap();
         assert_eq!(h.len(), 2);
         let txn = h.transactions().next().unwrap();
-        assert_eq!(txn.invoke.process, Process::Client(3));
-        assert_eq!(txn.op().time, Some(5));
+        assert_eq!(txn.invoke.process(), Process::Client(3));
+        assert_eq!(txn.op().time(), Some(5));
         assert_eq!(txn.op().mops()[1], Mop::Read { key: Key::Int(1), value: Observed::List(vec![2]) });
     }
 }
@@ -92,9 +92,9 @@ fn the_elle_paper_example_has_no_processes_and_each_pair_gets_its_own() {
     let h = read_file(&elle("paper-example.edn")).unwrap();
     let txns: Vec<_> = h.transactions().collect();
     assert_eq!(txns.len(), 4);
-    let processes: std::collections::BTreeSet<_> = txns.iter().map(|t| t.invoke.process).collect();
+    let processes: std::collections::BTreeSet<_> = txns.iter().map(|t| t.invoke.process()).collect();
     assert_eq!(processes.len(), 4, "one process per invoke/completion pair");
-    assert!(txns.iter().all(|t| t.outcome() == OpType::Ok && t.completion.unwrap().process == t.invoke.process));
+    assert!(txns.iter().all(|t| t.outcome() == OpType::Ok && t.completion.unwrap().process() == t.invoke.process()));
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn the_huge_scc_history_reads_completely() {
     assert_eq!(h.transactions().count(), 10_254);
     assert_eq!(outcomes.iter().sum::<usize>(), 10_254);
     assert!(outcomes[0] > 2_900 && outcomes[1] > 7_000, "{outcomes:?}");
-    assert!(h.ops().iter().all(|op| op.time.is_some()));
+    assert!(h.ops().iter().all(|op| op.time().is_some()));
 }
 
 #[test]
@@ -183,6 +183,26 @@ fn two_invokes_in_flight_on_one_process_are_refused_by_a_strict_reading() {
     let (at, problem, _) = strict_error(text, Format::JsonLines);
     assert_eq!(at.line, 2);
     assert_eq!(problem, Problem::TwoInvokesInFlight { process: "7".into(), first_line: 1 });
+}
+
+#[test]
+fn a_process_up_to_the_largest_long_is_read_and_one_above_is_refused_with_its_line() {
+    let op = |process: &str, kind: &str| format!("{{\"type\":\"{kind}\",\"process\":{process},\"value\":[]}}\n");
+    let largest = Process::MAX_CLIENT.to_string();
+    for format in [Format::JsonLines, Format::JsonArray] {
+        let lines = [op(&largest, "invoke"), op(&largest, "ok")];
+        let text = match format {
+            Format::JsonArray => format!("[{}]", lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(",\n")),
+            _ => lines.concat(),
+        };
+        let h = parse(&text, format, "h").unwrap();
+        assert!(h.ops().iter().all(|o| o.process() == Process::Client(Process::MAX_CLIENT)), "{format:?}");
+    }
+    let above = (Process::MAX_CLIENT + 1).to_string();
+    let text = [op("1", "invoke"), op("1", "ok"), op(&above, "invoke")].concat();
+    let (at, _, message) = error(&text, Format::JsonLines);
+    assert_eq!(at.line, 3);
+    assert!(message.contains("process 9223372036854775808 is above the largest a history may name"), "{message}");
 }
 
 #[test]
@@ -308,7 +328,7 @@ fn jepsen_nemesis_ops_and_info_completions_are_read_as_jepsen_writes_them() {
 {:type :info, :f :txn, :value [[:r :x nil]], :process 1, :time 15, :index 5, :error :timeout}
 {:type :info, :f :stop-partition, :value :network-healed, :process :nemesis, :time 19, :index 9}"#;
     let history = parse(text, Format::Edn, "h.edn").expect("a Jepsen history");
-    let nemesis = history.ops().iter().filter(|op| op.process == Process::Nemesis).count();
+    let nemesis = history.ops().iter().filter(|op| op.process() == Process::Nemesis).count();
     assert_eq!(nemesis, 3);
     let outcomes: Vec<OpType> = history.transactions().map(|t| t.outcome()).collect();
     assert_eq!(outcomes, vec![OpType::Ok, OpType::Info]);

@@ -173,7 +173,7 @@ fn build(events: Vec<Event>, init: Option<histories::Rows>) -> History {
             let index = ops.len() as u64;
             let mut op = Op::new(kind, process, f, value).with_error(error);
             op.index = index * 2 + 1;
-            op.time = (!index.is_multiple_of(3)).then_some(index as i64 * 1000);
+            op.set_time((!index.is_multiple_of(3)).then_some(index as i64 * 1000));
             op.set_extra(extra.into_iter().map(|(k, v)| (k.into(), v)).collect());
             op.at = Position::new(1, 1);
             ops.push(op);

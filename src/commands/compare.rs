@@ -225,7 +225,7 @@ fn latencies(history: &History) -> Vec<i64> {
     history
         .transactions()
         .filter(|t| t.outcome() == OpType::Ok)
-        .filter_map(|t| Some(t.completion?.time? - t.invoke.time?))
+        .filter_map(|t| Some(t.completion?.time()? - t.invoke.time()?))
         .collect()
 }
 

@@ -327,10 +327,10 @@ fn record(
     // The initial rows take times 0 and 1 and everything else comes after them: a history's times are
     // non-negative (DESIGN.md §2), so `isocheck check` reads the saved history again.
     for op in &mut ops[2..] {
-        op.time = op.time.map(|t| t + 2);
+        op.set_time(op.time().map(|t| t + 2));
     }
     // History order is time order; an invocation and its completion keep their order.
-    ops.sort_by_key(|o| (o.time, o.kind != OpType::Invoke));
+    ops.sort_by_key(|o| (o.time(), o.kind != OpType::Invoke));
     for (i, o) in ops.iter_mut().enumerate() {
         o.index = i as u64;
         o.at = Position::new(i as u32 + 1, 1);
@@ -339,7 +339,7 @@ fn record(
         .map_err(|(at, problem)| anyhow!("the scenario's history is malformed at {}: {problem}", at.line))?;
     let mut transactions = BTreeMap::new();
     for t in history.transactions() {
-        if let Process::Client(p) = t.invoke.process
+        if let Process::Client(p) = t.invoke.process()
             && p > 0
         {
             let error = ends.iter().find(|e| e.session == p as usize).and_then(|e| e.error.clone());

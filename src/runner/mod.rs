@@ -233,7 +233,7 @@ fn final_transaction(
     let process = records
         .iter()
         .flat_map(|r| &r.ops)
-        .filter_map(|op| match op.process {
+        .filter_map(|op| match op.process() {
             histories::Process::Client(p) => Some(p + 1),
             histories::Process::Nemesis => None,
         })

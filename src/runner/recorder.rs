@@ -54,7 +54,7 @@ pub fn merge(records: Vec<ClientLog>) -> anyhow::Result<History> {
     let mut ops: Vec<(i64, usize, usize, Op)> = Vec::new();
     for (client, record) in records.into_iter().enumerate() {
         for (seq, op) in record.ops.into_iter().enumerate() {
-            ops.push((op.time.unwrap_or(0), client, seq, op));
+            ops.push((op.time().unwrap_or(0), client, seq, op));
         }
     }
     // A client's own operations are already in time order; ties across clients break by client.

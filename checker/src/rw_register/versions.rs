@@ -85,7 +85,7 @@ impl Source {
             }
             Source::SequentialKeys(a, b) => format!(
                 "process {} ran {} before {}, and --sequential-keys assumes each key is sequentially consistent",
-                txns.invoke(a).process,
+                txns.invoke(a).process(),
                 txns.name(a),
                 txns.name(b)
             ),
@@ -343,7 +343,7 @@ fn sequential(txns: &Txns<'_>, touches: &[Vec<Touch>]) -> Vec<Vec<VersionEdge>> 
             let mut candidates = Vec::new();
             for (_, touch) in committed {
                 let b = touch.txn;
-                if let Some(before) = last.insert(txns.invoke(b).process, touch)
+                if let Some(before) = last.insert(txns.invoke(b).process(), touch)
                     && before.last != touch.first
                 {
                     candidates.push((before.last, touch.first, Source::SequentialKeys(before.txn, b)));

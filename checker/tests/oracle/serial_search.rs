@@ -114,7 +114,7 @@ impl<'h> SerialSearch<'h> {
                 mops,
                 invoked_after: t.invoked_after,
                 completion_at: t.completion_at,
-                process: t.invoke.process,
+                process: t.invoke.process(),
             });
         }
         assert!(candidates.len() <= 32, "the search takes up to 32 transactions");

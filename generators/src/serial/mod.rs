@@ -167,7 +167,8 @@ impl SerialRun {
                 }
             };
             time += 1 + draw.below(MAX_GAP_NS) as i64;
-            (op.index, op.time) = (ops.len() as u64, Some(time));
+            op.index = ops.len() as u64;
+            op.set_time(Some(time));
             ops.push(op);
         }
         let history = History::from_ops(ops).expect("a serial schedule is a well-formed history");
@@ -180,7 +181,7 @@ impl SerialRun {
     /// a transaction in its writer's real-time future.
     pub fn then_alone(&mut self, txn: &[Mop]) {
         let mut ops = std::mem::take(&mut self.history).into_ops();
-        let mut time = ops.last().and_then(|op| op.time).unwrap_or(0);
+        let mut time = ops.last().and_then(|op| op.time()).unwrap_or(0);
         let completed = self.db.apply(txn);
         self.invocations.push(ops.len());
         let process = self.fresh_process;
@@ -258,7 +259,7 @@ mod tests {
         let ops = run.history.ops();
         assert_eq!(ops.len(), 2 * 301);
         assert!(ops.iter().enumerate().all(|(i, op)| op.index == i as u64));
-        assert!(ops.windows(2).all(|w| w[0].time < w[1].time));
+        assert!(ops.windows(2).all(|w| w[0].time() < w[1].time()));
         assert!(run.history.transactions().all(|t| t.outcome() == OpType::Ok));
         // Real time agrees with the serial order: whatever completed before an invocation committed
         // before it.
@@ -276,7 +277,7 @@ mod tests {
             assert_eq!(ops[run.invocations[i]].mops(), txns[t].as_slice());
         }
         // Processes run one transaction at a time (History::from_ops refuses otherwise), and all ran.
-        let processes: std::collections::BTreeSet<_> = ops.iter().map(|o| o.process).collect();
+        let processes: std::collections::BTreeSet<_> = ops.iter().map(|o| o.process()).collect();
         assert_eq!(processes.len(), 6, "five clients, and one for the transaction run alone");
     }
 
@@ -320,7 +321,7 @@ mod tests {
         }
         assert!(info_shown > 0);
         // After an indeterminate completion its client goes on under a fresh process.
-        let processes: std::collections::BTreeSet<_> = run.history.ops().iter().map(|o| o.process).collect();
+        let processes: std::collections::BTreeSet<_> = run.history.ops().iter().map(|o| o.process()).collect();
         assert_eq!(processes.len(), 4 + info + 1);
     }
 
