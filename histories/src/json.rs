@@ -63,6 +63,10 @@ fn read_lines_in_blocks(mut input: impl Read + Send, block: usize, piece: usize)
     let mut parsed = ParsedOps::default();
     let mut pieces = Vec::new();
     let mut buf: Vec<u8> = Vec::with_capacity(block + piece);
+    // The block read while `buf` is parsed goes into the buffer of the block before, so a file is read
+    // through two buffers: a fresh one a block would have the system hand out (and clear) as many
+    // pages as the file has.
+    let mut spare: Vec<u8> = Vec::with_capacity(block + piece);
     let mut ended = fill(&mut input, &mut buf, block)?;
     // Lines before `buf`, and its byte offset in the stream.
     let mut lines_before = 0u32;
@@ -92,7 +96,8 @@ fn read_lines_in_blocks(mut input: impl Read + Send, block: usize, piece: usize)
             }
         };
         // The next block is read while this one is parsed; an error in this one still comes first.
-        let mut next: Vec<u8> = Vec::with_capacity(block + piece);
+        let mut next = std::mem::take(&mut spare);
+        next.clear();
         next.extend_from_slice(&buf[cut..]);
         let read_on = !ended && invalid.is_none();
         let (lines, read) = rayon::join(
@@ -109,7 +114,7 @@ fn read_lines_in_blocks(mut input: impl Read + Send, block: usize, piece: usize)
         ended = read?;
         lines_before += lines;
         offset += cut as u64;
-        buf = next;
+        spare = std::mem::replace(&mut buf, next);
     }
 }
 
