@@ -69,15 +69,16 @@ pub enum Process {
 }
 
 impl Process {
-    /// The largest client process a history may name: Jepsen's processes are Clojure longs, and an
-    /// operation keeps its process in eight bytes with one number left for the nemesis.
+    /// The largest client process a history may name: Jepsen's processes are Clojure longs. Processes
+    /// a reader gives operations that name none are numbered after the largest named, so they stay far
+    /// below `u64::MAX`, which an operation keeps for the nemesis (it stores its process in eight bytes).
     pub const MAX_CLIENT: u64 = i64::MAX as u64;
 
     /// The process as an operation stores it: the client's number, or `u64::MAX` for the nemesis.
     fn code(self) -> u64 {
         match self {
             Process::Client(p) => {
-                assert!(p <= Process::MAX_CLIENT, "client process {p} is above Process::MAX_CLIENT");
+                assert!(p != NEMESIS, "client process {p} is the number an operation keeps for the nemesis");
                 p
             }
             Process::Nemesis => NEMESIS,
@@ -280,7 +281,7 @@ impl Op {
         Process::from_code(self.process)
     }
 
-    /// Sets who performed it. Panics on a client above [`Process::MAX_CLIENT`], which readers refuse.
+    /// Sets who performed it. Panics on client `u64::MAX` (readers refuse any above [`Process::MAX_CLIENT`]).
     pub fn set_process(&mut self, process: Process) {
         self.process = process.code();
     }

@@ -198,6 +198,11 @@ fn a_process_up_to_the_largest_long_is_read_and_one_above_is_refused_with_its_li
         let h = parse(&text, format, "h").unwrap();
         assert!(h.ops().iter().all(|o| o.process() == Process::Client(Process::MAX_CLIENT)), "{format:?}");
     }
+    // Operations that name no process are given ones after the largest named.
+    let unnamed = [op(&largest, "invoke"), op(&largest, "ok")].concat()
+        + "{\"type\":\"invoke\",\"value\":[]}\n{\"type\":\"ok\",\"value\":[]}\n";
+    let h = parse(&unnamed, Format::JsonLines, "h").unwrap();
+    assert_eq!(h.ops()[2].process(), Process::Client(Process::MAX_CLIENT + 1));
     let above = (Process::MAX_CLIENT + 1).to_string();
     let text = [op("1", "invoke"), op("1", "ok"), op(&above, "invoke")].concat();
     let (at, _, message) = error(&text, Format::JsonLines);
