@@ -10,7 +10,7 @@ use clojure_reader::error::{Code, Error as EdnError};
 use crate::error::Problem;
 use crate::json::Located;
 use crate::key::Key;
-use crate::mop::{Mop, Observed, Predicate, Rows, VERSION_RANGE};
+use crate::mop::{Mop, Observed, Predicate, Rows};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::{LineIndex, Position};
 use crate::well_formed::ParsedOp;
@@ -258,10 +258,7 @@ fn mop_from_edn(v: &Edn<'_>) -> Result<Mop, Problem> {
             // `[:w k v]`, or `[:w k v version]` with the version the database gave the write.
             let version = match parts.get(3) {
                 None | Some(Edn::Nil) => None,
-                Some(Edn::Int(n)) => match WriteVersion::new(*n) {
-                    Some(version) => Some(version),
-                    None => return Err(shape(format!("version {n} {VERSION_RANGE}"))),
-                },
+                Some(Edn::Int(n)) => Some(WriteVersion::read(*n).map_err(shape)?),
                 Some(other) => {
                     return Err(shape(format!(
                         "non-integer version {} in micro-op {}: a write's version must be an integer",

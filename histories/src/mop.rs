@@ -344,9 +344,6 @@ impl<'de> Visitor<'de> for IntVisitor {
     }
 }
 
-/// Why a version number of `i64::MIN` is refused, after the number.
-pub(crate) const VERSION_RANGE: &str = "is out of range: a write's version must be above -9223372036854775808";
-
 /// A write's version number: an integer above `i64::MIN`, or `null` for none.
 struct VersionNumber(Option<WriteVersion>);
 
@@ -359,7 +356,7 @@ impl<'de> Deserialize<'de> for VersionNumber {
                 write!(f, "a write's version: an integer (the number the database gave the version it installed)")
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<WriteVersion>, E> {
-                WriteVersion::new(v).map(Some).ok_or_else(|| E::custom(format!("version {v} {}", VERSION_RANGE)))
+                WriteVersion::read(v).map(Some).map_err(E::custom)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<WriteVersion>, E> {
                 i64::try_from(v)
@@ -621,6 +618,7 @@ impl<'de> DeserializeSeed<'de> for Mops {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::write_version::VERSION_RANGE;
 
     fn mop(json: &str) -> Result<Mop, String> {
         serde_json::from_str(json).map_err(|e| e.to_string())

@@ -18,6 +18,9 @@ pub struct WriteVersion(NonZeroU64);
 /// The sign bit of an `i64`, as a `u64`.
 const SIGN: u64 = 1 << 63;
 
+/// Why a version number of `i64::MIN` is refused, after the number.
+pub(crate) const VERSION_RANGE: &str = "is out of range: a write's version must be above -9223372036854775808";
+
 impl WriteVersion {
     /// The smallest number a history may give; `i64::MIN` is refused (no database numbers a version so).
     pub const MIN: i64 = i64::MIN + 1;
@@ -27,15 +30,14 @@ impl WriteVersion {
         NonZeroU64::new(n as u64 ^ SIGN).map(WriteVersion)
     }
 
+    /// The version numbered `n` as a reader takes it from a history: `i64::MIN` is refused, saying why.
+    pub(crate) fn read(n: i64) -> Result<WriteVersion, String> {
+        WriteVersion::new(n).ok_or_else(|| format!("version {n} {VERSION_RANGE}"))
+    }
+
     /// The number.
     pub fn get(self) -> i64 {
         (self.0.get() ^ SIGN) as i64
-    }
-}
-
-impl From<WriteVersion> for i64 {
-    fn from(v: WriteVersion) -> i64 {
-        v.get()
     }
 }
 
