@@ -76,7 +76,7 @@ fn of_reads<'h>(index: &Index<'_>, txns: &Txns<'h>, ids: Range<TxnId>) -> (Cases
                 intermediate_read(index, txns, t, k, mop, key, list, &mut cases);
             }
         }
-        if repeats_a_key(index, txns, t) {
+        if repeats_a_key(index, t) {
             internal(index, txns, t, &mut scratch, &mut cases);
             future_read(index, txns, t, &mut scratch, &mut cases);
         }
@@ -181,26 +181,29 @@ fn later_append(mops: &[Mop], key: &histories::Key, after: i64) -> Option<i64> {
     None
 }
 
-/// `internal`: a read that disagrees with the transaction's own earlier reads and appends (Cerone et
-/// al.'s axiom INT). For each key the transaction expects what it last read (if it read it) followed by
-/// what it appended since; without an earlier read, only the appended tail is known.
 /// Whether a transaction touches some key twice: only then can it contradict or foresee itself
 /// (`internal`, `future-read`).
-fn repeats_a_key(index: &Index<'_>, txns: &Txns<'_>, t: TxnId) -> bool {
-    let n = txns.mops(t).len();
-    if n <= 16 {
-        return (1..n).any(|i| (0..i).any(|j| index.key_of(t, i) == index.key_of(t, j)));
+fn repeats_a_key(index: &Index<'_>, t: TxnId) -> bool {
+    let keys = index.keys_of(t);
+    if keys.len() <= LOOK_BACK {
+        return (1..keys.len()).any(|i| keys[..i].contains(&keys[i]));
     }
     let mut seen = rustc_hash::FxHashSet::default();
-    !(0..n).all(|i| seen.insert(index.key_of(t, i)))
+    !keys.iter().all(|k| seen.insert(*k))
 }
+
+/// Up to this many micro-ops, `internal` and `future-read` look back over a transaction's earlier
+/// micro-ops at each read or append, which needs no state and no allocation (most transactions are a
+/// handful of micro-ops); past it, they keep state per key, so that a long transaction stays linear. Both
+/// ways find the same case (a test below compares them).
+const LOOK_BACK: usize = 16;
 
 /// What a transaction's own micro-ops say a read of a key must show: the list last read (if a read came
 /// first), and the elements appended since.
 type Expected<'h> = (Option<&'h [i64]>, Vec<i64>);
 
-/// What `internal` and `future-read` keep while they walk one transaction, cleared and reused for the
-/// next: a range's transactions that repeat a key are many, and each once had maps of its own.
+/// What `internal` and `future-read` keep while they walk one long transaction, cleared and reused for
+/// the next: a range's long transactions may be many, and each once had maps of its own.
 #[derive(Default)]
 struct Scratch<'h> {
     /// Per key, what a read must show; `None` until the transaction touches the key.
@@ -209,23 +212,97 @@ struct Scratch<'h> {
     first_read_of: FxHashMap<(KeyId, i64), usize>,
 }
 
+/// The list a list-append read returned: `nil` is the empty list.
+fn read_of(value: &Observed) -> &[i64] {
+    match value {
+        Observed::List(list) => list,
+        _ => &[],
+    }
+}
+
+/// The first read of a transaction that its own earlier micro-ops contradict: its position, and what
+/// they say it must show.
+struct Contradiction<'h> {
+    read: usize,
+    expected: Expected<'h>,
+}
+
+/// `internal`: a read that disagrees with the transaction's own earlier reads and appends (Cerone et
+/// al.'s axiom INT). For each key the transaction expects what it last read (if it read it) followed by
+/// what it appended since; without an earlier read, only the appended tail is known.
 fn internal<'h>(index: &Index<'_>, txns: &Txns<'h>, t: TxnId, scratch: &mut Scratch<'h>, cases: &mut Cases) {
-    let mops = txns.mops(t);
-    let state = &mut scratch.expected;
+    let (mops, keys) = (txns.mops(t), index.keys_of(t));
+    let found = match mops.len() <= LOOK_BACK {
+        true => contradiction_by_look_back(mops, keys),
+        false => contradiction_by_state(mops, keys, &mut scratch.expected),
+    };
+    let Some(Contradiction { read, expected: (base, tail) }) = found else { return };
+    let Mop::Read { key, value } = &mops[read] else { return };
+    let expected = match base {
+        Some(base) => ListText(&[base, tail.as_slice()].concat()).to_string(),
+        None => format!("[... {}]", ListText(&tail).to_string().trim_matches(['[', ']'])),
+    };
+    let text = format!(
+        "{} read key {key} = {}, but its own earlier micro-ops mean it should have read {expected}",
+        txns.name(t),
+        ListText(read_of(value))
+    );
+    let facts = facts([("mop", mop_json(&mops[read])), ("expected", json!(expected))]);
+    push(cases, "internal", case(txns, &[t], Some(key), facts, text));
+}
+
+/// [`internal`]'s look for a short transaction (`keys` are its micro-ops' key ids): at each read, the
+/// key's last read before it and the appends since are found by looking back.
+fn contradiction_by_look_back<'h>(mops: &'h [Mop], keys: &[KeyId]) -> Option<Contradiction<'h>> {
+    for (i, mop) in mops.iter().enumerate() {
+        let Mop::Read { value, .. } = mop else { continue };
+        let k = keys[i];
+        let same_key = |j: &usize| keys[*j] == k && matches!(mops[*j], Mop::Read { .. } | Mop::Append { .. });
+        let Some(first) = (0..i).find(same_key) else { continue };
+        let last_read = (first..i).rev().filter(same_key).find(|&j| matches!(mops[j], Mop::Read { .. }));
+        let tail = || {
+            (last_read.map_or(first, |j| j + 1)..i).filter(same_key).filter_map(|j| match &mops[j] {
+                Mop::Append { value, .. } => Some(*value),
+                _ => None,
+            })
+        };
+        let (read, tail_len) = (read_of(value), tail().count());
+        let base = last_read.map(|j| match &mops[j] {
+            Mop::Read { value, .. } => read_of(value),
+            _ => &[],
+        });
+        let consistent = match base {
+            Some(base) => {
+                read.len() == base.len() + tail_len
+                    && read.starts_with(base)
+                    && tail().eq(read[base.len()..].iter().copied())
+            }
+            None => read.len() >= tail_len && tail().eq(read[read.len() - tail_len..].iter().copied()),
+        };
+        if !consistent {
+            return Some(Contradiction { read: i, expected: (base, tail().collect()) });
+        }
+    }
+    None
+}
+
+/// [`internal`]'s look for a long transaction: per key, what a read must show, kept as the micro-ops
+/// are walked.
+fn contradiction_by_state<'h>(
+    mops: &'h [Mop],
+    keys: &[KeyId],
+    state: &mut KeySlots<Option<Expected<'h>>>,
+) -> Option<Contradiction<'h>> {
     state.clear();
     for (i, mop) in mops.iter().enumerate() {
-        let k = index.key_of(t, i);
-        let slot = state.entry(k, || None);
+        let slot = state.entry(keys[i], || None);
         match mop {
             Mop::Append { value, .. } => match slot {
                 Some((_, tail)) => tail.push(*value),
                 None => *slot = Some((None, vec![*value])),
             },
-            Mop::Read { key, value } => {
-                let read: &[i64] = match value {
-                    Observed::List(list) => list,
-                    _ => &[],
-                };
+            Mop::Read { value, .. } => {
+                let read = read_of(value);
                 let Some((base, tail)) = slot else {
                     *slot = Some((Some(read), Vec::new()));
                     continue;
@@ -237,18 +314,7 @@ fn internal<'h>(index: &Index<'_>, txns: &Txns<'h>, t: TxnId, scratch: &mut Scra
                     None => read.ends_with(tail),
                 };
                 if !consistent {
-                    let expected = match base {
-                        Some(base) => ListText(&[*base, tail.as_slice()].concat()).to_string(),
-                        None => format!("[... {}]", ListText(tail).to_string().trim_matches(['[', ']'])),
-                    };
-                    let text = format!(
-                        "{} read key {key} = {}, but its own earlier micro-ops mean it should have read {expected}",
-                        txns.name(t),
-                        ListText(read)
-                    );
-                    let facts = facts([("mop", mop_json(mop)), ("expected", json!(expected))]);
-                    push(cases, "internal", case(txns, &[t], Some(key), facts, text));
-                    return;
+                    return Some(Contradiction { read: i, expected: (*base, std::mem::take(tail)) });
                 }
                 *base = Some(read);
                 tail.clear();
@@ -256,41 +322,71 @@ fn internal<'h>(index: &Index<'_>, txns: &Txns<'h>, t: TxnId, scratch: &mut Scra
             _ => {}
         }
     }
+    None
 }
 
 /// `future-read`: a read that shows an element the same transaction appends only later.
 fn future_read<'h>(index: &Index<'_>, txns: &Txns<'h>, t: TxnId, scratch: &mut Scratch<'h>, cases: &mut Cases) {
-    let mops = txns.mops(t);
-    let first_read_of = &mut scratch.first_read_of;
+    let (mops, keys) = (txns.mops(t), index.keys_of(t));
+    let found = match mops.len() <= LOOK_BACK {
+        true => future_read_by_look_back(mops, keys),
+        false => future_read_by_state(mops, keys, &mut scratch.first_read_of),
+    };
+    let Some((read, append)) = found else { return };
+    let (Mop::Read { .. }, Mop::Append { key, value }) = (&mops[read], &mops[append]) else { return };
+    let text = format!(
+        "{} read {}, which includes {value}, before it appended {value} to key {key} itself",
+        txns.name(t),
+        mops[read]
+    );
+    push(
+        cases,
+        "future-read",
+        case(txns, &[t], Some(key), facts([("mop", mop_json(&mops[read])), ("element", json!(value))]), text),
+    );
+}
+
+/// [`future_read`]'s look for a short transaction: the first append whose element an earlier read of
+/// its key shows, and the first such read, as (read, append) positions.
+fn future_read_by_look_back(mops: &[Mop], keys: &[KeyId]) -> Option<(usize, usize)> {
+    mops.iter().enumerate().find_map(|(i, mop)| {
+        let Mop::Append { value, .. } = mop else { return None };
+        let shows = |j: &usize| {
+            keys[*j] == keys[i]
+                && matches!(&mops[*j], Mop::Read { value: Observed::List(list), .. } if list.contains(value))
+        };
+        (0..i).find(shows).map(|j| (j, i))
+    })
+}
+
+/// [`future_read`]'s look for a long transaction: each (key, element) read is remembered with its first
+/// read.
+fn future_read_by_state(
+    mops: &[Mop],
+    keys: &[KeyId],
+    first_read_of: &mut FxHashMap<(KeyId, i64), usize>,
+) -> Option<(usize, usize)> {
     // Clearing costs the map's capacity: one long read must not tax every transaction after it.
     match first_read_of.capacity() > 4096 {
         true => *first_read_of = FxHashMap::default(),
         false => first_read_of.clear(),
     }
     for (i, mop) in mops.iter().enumerate() {
-        if let Mop::Read { value: Observed::List(list), .. } = mop {
-            let k = index.key_of(t, i);
-            for &e in list.iter() {
-                first_read_of.entry((k, e)).or_insert(i);
+        match mop {
+            Mop::Read { value: Observed::List(list), .. } => {
+                for &e in list.iter() {
+                    first_read_of.entry((keys[i], e)).or_insert(i);
+                }
             }
-            continue;
-        }
-        let Mop::Append { key, value } = mop else { continue };
-        let k = index.key_of(t, i);
-        let earlier = first_read_of.get(&(k, *value)).map(|&j| &mops[j]);
-        if let Some(read) = earlier {
-            let text = format!(
-                "{} read {read}, which includes {value}, before it appended {value} to key {key} itself",
-                txns.name(t)
-            );
-            push(
-                cases,
-                "future-read",
-                case(txns, &[t], Some(key), facts([("mop", mop_json(read)), ("element", json!(value))]), text),
-            );
-            return;
+            Mop::Append { value, .. } => {
+                if let Some(&j) = first_read_of.get(&(keys[i], *value)) {
+                    return Some((j, i));
+                }
+            }
+            _ => {}
         }
     }
+    None
 }
 
 /// `duplicate-elements`: a read holding one element more than once.
@@ -473,4 +569,89 @@ fn read_then_appended(index: &Index<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> 
         }
     }
     updates
+}
+
+#[cfg(test)]
+mod tests {
+    use histories::{Key, Mop, Observed};
+    use proptest::prelude::*;
+    use rustc_hash::FxHashMap;
+
+    use super::*;
+
+    fn append(k: u32, v: i64) -> Mop {
+        Mop::Append { key: Key::Int(k.into()), value: v }
+    }
+
+    fn read(k: u32, list: Option<Vec<i64>>) -> Mop {
+        Mop::Read { key: Key::Int(k.into()), value: list.map_or(Observed::Nil, Observed::List) }
+    }
+
+    fn keys(mops: &[Mop]) -> Vec<KeyId> {
+        mops.iter()
+            .map(|m| match m.key() {
+                Some(Key::Int(k)) => *k as KeyId,
+                _ => unreachable!("the tests' micro-ops have integer keys"),
+            })
+            .collect()
+    }
+
+    /// A contradiction as plain data: (read, base, tail).
+    type Found = Option<(usize, Option<Vec<i64>>, Vec<i64>)>;
+
+    /// Both looks of `internal`.
+    fn contradictions(mops: &[Mop]) -> [Found; 2] {
+        let keys = keys(mops);
+        let plain = |c: Option<Contradiction<'_>>| c.map(|c| (c.read, c.expected.0.map(<[i64]>::to_vec), c.expected.1));
+        [
+            plain(contradiction_by_look_back(mops, &keys)),
+            plain(contradiction_by_state(mops, &keys, &mut KeySlots::default())),
+        ]
+    }
+
+    fn future_reads(mops: &[Mop]) -> [Option<(usize, usize)>; 2] {
+        let keys = keys(mops);
+        [future_read_by_look_back(mops, &keys), future_read_by_state(mops, &keys, &mut FxHashMap::default())]
+    }
+
+    #[test]
+    fn a_read_must_show_the_last_read_and_the_appends_since() {
+        // [r 0 [1]] [append 0 2] [r 0 [1 2]]: consistent; then [r 0 [1 3]] contradicts [1 2].
+        let ok = [read(0, Some(vec![1])), append(0, 2), append(1, 7), read(0, Some(vec![1, 2]))];
+        assert_eq!(contradictions(&ok), [None, None]);
+        let bad = [read(0, Some(vec![1])), append(0, 2), read(1, None), read(0, Some(vec![1, 3]))];
+        assert_eq!(contradictions(&bad), [Some((3, Some(vec![1]), vec![2])), Some((3, Some(vec![1]), vec![2]))]);
+        // Without an earlier read only the tail is known: [append 0 5] then a read ending in 4.
+        let tail = [append(0, 5), read(0, Some(vec![3, 4]))];
+        assert_eq!(contradictions(&tail), [Some((1, None, vec![5])), Some((1, None, vec![5]))]);
+        assert_eq!(contradictions(&[append(0, 5), read(0, Some(vec![3, 5]))]), [None, None]);
+    }
+
+    #[test]
+    fn a_read_showing_a_later_append_of_its_own_is_found_with_the_first_such_read() {
+        let mops = [read(1, Some(vec![4])), read(0, Some(vec![2, 9])), read(0, Some(vec![9])), append(0, 9)];
+        assert_eq!(future_reads(&mops), [Some((1, 3)), Some((1, 3))]);
+        // The same element read of another key, or read only after the append, is no future read.
+        let near = [read(1, Some(vec![9])), append(0, 9), read(0, Some(vec![9]))];
+        assert_eq!(future_reads(&near), [None, None]);
+    }
+
+    fn mop() -> impl Strategy<Value = Mop> {
+        prop_oneof![
+            (0..3u32, 1..5i64).prop_map(|(k, v)| append(k, v)),
+            (0..3u32, proptest::option::weighted(0.8, proptest::collection::vec(1..5i64, 0..4)))
+                .prop_map(|(k, list)| read(k, list)),
+        ]
+    }
+
+    proptest! {
+        /// A short transaction's looks back agree with the per-key state a long one keeps.
+        #[test]
+        fn looking_back_finds_what_keeping_state_finds(mops in proptest::collection::vec(mop(), 0..=LOOK_BACK)) {
+            let [back, state] = contradictions(&mops);
+            prop_assert_eq!(back, state);
+            let [back, state] = future_reads(&mops);
+            prop_assert_eq!(back, state);
+        }
+    }
 }

@@ -348,6 +348,11 @@ impl<'h> Index<'h> {
         self.mop_start[t as usize] as usize..self.mop_start[t as usize + 1] as usize
     }
 
+    /// The key ids of transaction `t`'s micro-ops, in order.
+    fn keys_of(&self, t: TxnId) -> &[KeyId] {
+        &self.mop_keys[self.mops_of(t)]
+    }
+
     fn key_of(&self, t: TxnId, mop: usize) -> KeyId {
         self.mop_keys[self.mop_start[t as usize] as usize + mop]
     }
