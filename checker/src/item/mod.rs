@@ -121,8 +121,8 @@ impl<'h> ItemIndex<'h> {
         mop_start.push(mop_keys.len() as u32);
         // Every write, by key: each key's in history order.
         let blank = KeyWrite { key: NO_KEY, value: 0, txn: NO_TXN, position: 0, intermediate: false };
-        let writes = Buckets::new(keys.len(), blank, || {
-            scans.iter().flat_map(|s| s.writes.iter().map(|w| (w.key as usize, *w)))
+        let writes = Buckets::from_sources(keys.len(), blank, scans.len(), |s| {
+            scans[s].writes.iter().map(|w| (w.key as usize, *w))
         });
         drop(scans);
         let per_key: Vec<(FxHashMap<i64, Written>, Option<Fault>)> = (0..keys.len())

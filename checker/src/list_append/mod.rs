@@ -222,8 +222,9 @@ impl<'h> Index<'h> {
         self.longest = flat.longest;
         let key_count = self.keys.len();
         let index = &*self;
-        let appends = Buckets::new(key_count, (NO_TXN, 0i64), || {
-            txns.ids().flat_map(move |t| {
+        let ranges = chunks::ranges(txns.len());
+        let appends = Buckets::from_sources(key_count, (NO_TXN, 0i64), ranges.len(), |s| {
+            ranges[s].clone().flat_map(move |t| {
                 index
                     .mops_of(t)
                     .filter(|&j| index.mop_bits[j] & bits::APPEND != 0)
@@ -338,8 +339,9 @@ impl<'h> Index<'h> {
             self.mop_links.extend_from_slice(&part.links);
         }
         // The readers of each version, without a vector per version.
-        let readers =
-            Buckets::new(rows, 0, || resolved.iter().flat_map(|part| &part.reads).map(|&(row, t)| (row as usize, t)));
+        let readers = Buckets::from_sources(rows, 0, resolved.len(), |s| {
+            resolved[s].reads.iter().map(|&(row, t)| (row as usize, t))
+        });
         (self.reader_start, self.readers) = readers.into_parts();
     }
 

@@ -28,6 +28,7 @@ use rustc_hash::FxHashMap;
 
 use super::write_versions::WriteVersions;
 use crate::buckets::Buckets;
+use crate::chunks;
 use crate::commit_order::CommitOrder;
 use crate::graph::TxnId;
 use crate::item::{Ext, KeyId, NO_TXN};
@@ -219,9 +220,10 @@ pub(crate) fn infer(
     // Every external read and write, by key: each key's in transaction order, copied out of the
     // transactions so that one key's walk reads one stretch of memory.
     let blank = KeyExt { txn: NO_TXN, read: None, write: None };
-    let by_key = Buckets::new(key_count, blank, || {
-        ext.iter().enumerate().flat_map(|(t, exts)| {
-            exts.iter().map(move |e| (e.key as usize, KeyExt { txn: t as TxnId, read: e.read, write: e.write }))
+    let ranges = chunks::ranges(ext.len());
+    let by_key = Buckets::from_sources(key_count, blank, ranges.len(), |s| {
+        ranges[s].clone().flat_map(|t| {
+            ext[t as usize].iter().map(move |e| (e.key as usize, KeyExt { txn: t, read: e.read, write: e.write }))
         })
     });
     let (mut versions, touches): (Vec<Versions>, Vec<Vec<Touch>>) =
