@@ -1,12 +1,12 @@
 //! The list-append micro-ops flattened: for each micro-op its key id, its kind ([`super::bits`]) and its
 //! element, in three flat arrays in transaction order, so later passes walk arrays rather than every
 //! transaction's micro-ops through a pointer each. Built on all cores: each range of transactions
-//! (`chunks`) is flattened with keys numbered by the range, then the ranges' keys are numbered in range
-//! order, which gives every key the id of its first appearance in the whole history, as a sequential
+//! (`chunks`) is flattened into its own stretch of the arrays with keys numbered by the range, then the
+//! ranges' keys are numbered in range order and renamed in place, which gives every key the id of its first appearance in the whole history, as a sequential
 //! walk would. This module owns the flattening; what is learnt from the arrays is the index's.
 
 use histories::{Key, Mop, Observed, OpType};
-use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
 
 use super::{KeyId, ReadAt, bits, not_list_append};
 use crate::chunks;
@@ -29,18 +29,23 @@ pub(super) struct Flat<'h> {
     pub longest: Vec<Option<ReadAt>>,
 }
 
-/// One range's micro-ops, with key ids of the range's own.
+/// What flattening one range learnt besides its stretch of the flat arrays: its keys, numbered by the
+/// range, and per key the length of its longest committed read in the range and the first such read.
 struct Part<'h> {
     keys: Vec<&'h Key>,
-    mop_keys: Vec<KeyId>,
-    mop_bits: Vec<u8>,
-    mop_elems: Vec<i64>,
-    /// Per key, the length of its longest committed read in the range, and the first such read.
     longest: Vec<(usize, Option<ReadAt>)>,
 }
 
+/// One range's stretch of the flat arrays, its key ids the range's own until renamed.
+struct Stretch<'a> {
+    mop_keys: &'a mut [KeyId],
+    mop_bits: &'a mut [u8],
+    mop_elems: &'a mut [i64],
+}
+
 /// Flattens the micro-ops of `txns`, refusing those that are not list-append's (the first in
-/// transaction order, as a sequential walk would).
+/// transaction order, as a sequential walk would). Each range writes its own stretch of the arrays, so
+/// nothing is copied afterwards but the keys' renaming, in place.
 pub(super) fn flatten<'h>(txns: &Txns<'h>) -> Result<Flat<'h>, CheckError> {
     let mut mop_start = Vec::with_capacity(txns.len() + 1);
     let mut total = 0u32;
@@ -49,7 +54,27 @@ pub(super) fn flatten<'h>(txns: &Txns<'h>) -> Result<Flat<'h>, CheckError> {
         total += txns.mops(t).len() as u32;
     }
     mop_start.push(total);
-    let parts = chunks::ranges(txns.len()).into_par_iter().map(|ids| part(txns, ids)).collect::<Vec<_>>();
+    let mut mop_keys = vec![0; total as usize];
+    let mut mop_bits = vec![0; total as usize];
+    let mut mop_elems = vec![0; total as usize];
+    let ranges = chunks::ranges(txns.len());
+    let mut stretches = Vec::with_capacity(ranges.len());
+    let (mut keys_left, mut bits_left, mut elems_left) = (&mut mop_keys[..], &mut mop_bits[..], &mut mop_elems[..]);
+    for ids in &ranges {
+        let len = (mop_start[ids.end as usize] - mop_start[ids.start as usize]) as usize;
+        let (mop_keys, rest) = keys_left.split_at_mut(len);
+        keys_left = rest;
+        let (mop_bits, rest) = bits_left.split_at_mut(len);
+        bits_left = rest;
+        let (mop_elems, rest) = elems_left.split_at_mut(len);
+        elems_left = rest;
+        stretches.push(Stretch { mop_keys, mop_bits, mop_elems });
+    }
+    let parts = ranges
+        .into_par_iter()
+        .zip(stretches.par_iter_mut())
+        .map(|(ids, stretch)| part(txns, ids, stretch))
+        .collect::<Vec<_>>();
     let parts = parts.into_iter().collect::<Result<Vec<Part<'h>>, CheckError>>()?;
     // The ranges' keys in range order: each key's global id is that of its first appearance.
     let (keys, _, renames) = key_ids::join_ranges(parts.iter().map(|part| &part.keys[..]));
@@ -63,41 +88,26 @@ pub(super) fn flatten<'h>(txns: &Txns<'h>) -> Result<Flat<'h>, CheckError> {
             }
         }
     }
-    let parts: Vec<Part<'h>> = parts
-        .into_par_iter()
-        .zip(renames)
-        .map(|(mut part, rename)| {
-            for k in &mut part.mop_keys {
-                *k = rename[*k as usize];
-            }
-            part
-        })
-        .collect();
-    let mut flat = Flat {
+    stretches.into_par_iter().zip(renames).for_each(|(stretch, rename)| {
+        for k in stretch.mop_keys.iter_mut() {
+            *k = rename[*k as usize];
+        }
+    });
+    Ok(Flat {
         keys,
         mop_start,
-        mop_keys: Vec::with_capacity(total as usize),
-        mop_bits: Vec::with_capacity(total as usize),
-        mop_elems: Vec::with_capacity(total as usize),
+        mop_keys,
+        mop_bits,
+        mop_elems,
         longest: longest.into_iter().map(|(_, at)| at).collect(),
-    };
-    for part in parts {
-        flat.mop_keys.extend_from_slice(&part.mop_keys);
-        flat.mop_bits.extend_from_slice(&part.mop_bits);
-        flat.mop_elems.extend_from_slice(&part.mop_elems);
-    }
-    Ok(flat)
+    })
 }
 
-fn part<'h>(txns: &Txns<'h>, ids: std::ops::Range<TxnId>) -> Result<Part<'h>, CheckError> {
+/// Flattens the transactions `ids` into `stretch`, numbering their keys as the range meets them.
+fn part<'h>(txns: &Txns<'h>, ids: std::ops::Range<TxnId>, stretch: &mut Stretch<'_>) -> Result<Part<'h>, CheckError> {
     let mut keys = KeyIds::default();
-    let mut part = Part {
-        keys: Vec::new(),
-        mop_keys: Vec::new(),
-        mop_bits: Vec::new(),
-        mop_elems: Vec::new(),
-        longest: Vec::new(),
-    };
+    let mut part = Part { keys: Vec::new(), longest: Vec::new() };
+    let mut j = 0;
     for t in ids {
         let committed = txns.outcome(t) == OpType::Ok;
         for (i, mop) in txns.mops(t).iter().enumerate() {
@@ -122,9 +132,10 @@ fn part<'h>(txns: &Txns<'h>, ids: std::ops::Range<TxnId>) -> Result<Part<'h>, Ch
             {
                 part.longest[k as usize] = (list.len(), Some(ReadAt { txn: t, mop: i as u32 }));
             }
-            part.mop_keys.push(k);
-            part.mop_bits.push(b);
-            part.mop_elems.push(e);
+            stretch.mop_keys[j] = k;
+            stretch.mop_bits[j] = b;
+            stretch.mop_elems[j] = e;
+            j += 1;
         }
     }
     Ok(part)
