@@ -20,8 +20,9 @@ pub trait Slot: Copy {
 pub enum IntTable<V> {
     /// Values `base..base + slots.len()`, `known` of them entered.
     Dense { base: i64, slots: Vec<V>, known: usize },
-    /// Any values.
-    Sparse(FxHashMap<i64, V>),
+    /// Any values, the least `low` and the greatest `high`; dense again once they fill that span (see
+    /// [`IntTable::entry`]).
+    Sparse { map: FxHashMap<i64, V>, low: i64, high: i64 },
 }
 
 impl<V> Default for IntTable<V> {
@@ -39,7 +40,7 @@ impl<V: Slot> IntTable<V> {
                 let i = value.checked_sub(*base)?;
                 usize::try_from(i).ok().and_then(|i| slots.get(i)).filter(|v| !v.is_absent())
             }
-            IntTable::Sparse(map) => map.get(&value),
+            IntTable::Sparse { map, .. } => map.get(&value),
         }
     }
 
@@ -50,11 +51,17 @@ impl<V: Slot> IntTable<V> {
                 let i = value.checked_sub(*base)?;
                 usize::try_from(i).ok().and_then(|i| slots.get_mut(i)).filter(|v| !v.is_absent())
             }
-            IntTable::Sparse(map) => map.get_mut(&value),
+            IntTable::Sparse { map, .. } => map.get_mut(&value),
         }
     }
 
     /// The slot of `value`, entered as `new` if it had none (`new` must not be [`Slot::ABSENT`]).
+    ///
+    /// A dense table becomes a map when a value would leave more than three slots in four empty, and a
+    /// map becomes a dense table again once its values fill at least half of the span from the least to
+    /// the greatest: keys met in a random order (a history whose transactions touch keys all over their
+    /// range) start far apart and fill in. Each change costs the table's size, and between two changes
+    /// back to dense the values at least double, so an entry costs O(1) amortized.
     pub fn entry(&mut self, value: i64, new: V) -> &mut V {
         debug_assert!(!new.is_absent());
         if let IntTable::Dense { base, slots, known } = self
@@ -62,7 +69,22 @@ impl<V: Slot> IntTable<V> {
         {
             let map: FxHashMap<i64, V> =
                 slots.iter().enumerate().filter(|(_, v)| !v.is_absent()).map(|(i, v)| (*base + i as i64, *v)).collect();
-            *self = IntTable::Sparse(map);
+            let (low, high) = map.keys().fold((value, value), |(l, h), &v| (l.min(v), h.max(v)));
+            *self = IntTable::Sparse { map, low, high };
+        }
+        if let IntTable::Sparse { map, low, high } = self
+            && !map.contains_key(&value)
+        {
+            let (low, high) = ((*low).min(value), (*high).max(value));
+            let span = i128::from(high) - i128::from(low) + 1;
+            if span <= 2 * (map.len() as i128 + 1 + 16) {
+                // Every slot of `low..=high`, so `value`'s too: the dense branch below enters it.
+                let mut slots = vec![V::ABSENT; span as usize];
+                for (&v, &slot) in map.iter() {
+                    slots[(v - low) as usize] = slot;
+                }
+                *self = IntTable::Dense { base: low, slots, known: map.len() };
+            }
         }
         match self {
             IntTable::Dense { base, slots, known } => {
@@ -88,7 +110,10 @@ impl<V: Slot> IntTable<V> {
                 }
                 slot
             }
-            IntTable::Sparse(map) => map.entry(value).or_insert(new),
+            IntTable::Sparse { map, low, high } => {
+                (*low, *high) = ((*low).min(value), (*high).max(value));
+                map.entry(value).or_insert(new)
+            }
         }
     }
 
@@ -96,7 +121,7 @@ impl<V: Slot> IntTable<V> {
     pub fn len(&self) -> usize {
         match self {
             IntTable::Dense { known, .. } => *known,
-            IntTable::Sparse(map) => map.len(),
+            IntTable::Sparse { map, .. } => map.len(),
         }
     }
 
@@ -138,7 +163,7 @@ mod tests {
         assert_eq!(table.get(-100), None);
         assert_eq!(table.get(i64::MIN), None);
         *table.entry(1_000_000, 0) = 9;
-        assert!(matches!(table, IntTable::Sparse(_)));
+        assert!(matches!(table, IntTable::Sparse { low: 3, high: 1_000_000, .. }));
         assert_eq!(table.get(5), Some(&5));
         assert_eq!(table.get(1_000_000), Some(&9));
         assert_eq!(table.get(6), None);
@@ -146,9 +171,38 @@ mod tests {
     }
 
     #[test]
+    fn a_map_becomes_dense_again_once_its_values_fill_their_span() {
+        // Keys met in a shuffled order: far apart at first, then filling in 0..1000.
+        let mut values: Vec<i64> = (0..1000).collect();
+        let mut x = 12345u64;
+        for i in (1..values.len()).rev() {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            values.swap(i, (x >> 33) as usize % (i + 1));
+        }
+        let mut table: IntTable<u32> = IntTable::default();
+        let mut went_sparse = false;
+        for (n, &v) in values.iter().enumerate() {
+            *table.entry(v, n as u32) = n as u32;
+            went_sparse |= matches!(table, IntTable::Sparse { .. });
+            if n == 20 {
+                assert!(matches!(table, IntTable::Sparse { .. }), "21 values over most of 0..1000 are sparse");
+            }
+        }
+        assert!(went_sparse);
+        assert!(matches!(table, IntTable::Dense { base: 0, known: 1000, .. }), "{table:?}");
+        for (n, &v) in values.iter().enumerate() {
+            assert_eq!(table.get(v), Some(&(n as u32)));
+        }
+        assert_eq!(table.get(1000), None);
+        assert_eq!(table.get(-1), None);
+    }
+
+    #[test]
     fn the_table_agrees_with_a_map_on_values_in_any_order() {
-        // Ascending, descending, interleaved around a base, far apart, and the extremes of i64.
-        let orders: [Vec<i64>; 5] = [
+        // Scattered, ascending, descending, interleaved around a base, far apart, and the extremes of i64.
+        let orders: [Vec<i64>; 6] = [
+            // A permutation of 0..300 that jumps about (sparse, then dense again), then values far off.
+            (0..300).map(|i| (i * 7919) % 300).chain([10_000, -5, 150, 9_999]).collect(),
             (0..300).collect(),
             (0..300).rev().collect(),
             (0..300).map(|i| if i % 2 == 0 { i } else { -i }).collect(),
