@@ -16,12 +16,12 @@ use rayon::iter::{
     IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
     ParallelIterator,
 };
-use rustc_hash::FxHashMap;
 
 use crate::buckets::Buckets;
 use crate::chunks;
 use crate::error::CheckError;
 use crate::graph::TxnId;
+use crate::int_table::{IntTable, Slot};
 use crate::key_ids::{self, KeyIds};
 use crate::key_slots::KeySlots;
 use crate::options::Workload;
@@ -70,6 +70,14 @@ pub(crate) struct Written {
     pub intermediate: bool,
 }
 
+impl Slot for Written {
+    const ABSENT: Written = Written { writer: NO_TXN, intermediate: false };
+
+    fn is_absent(&self) -> bool {
+        self.writer == NO_TXN
+    }
+}
+
 /// A transaction's external read and write of one key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Ext {
@@ -91,8 +99,9 @@ pub(crate) struct ItemIndex<'h> {
     /// `mop_start[t]` is where transaction `t` begins.
     mop_keys: Vec<KeyId>,
     mop_start: Vec<u32>,
-    /// Per key, each written value's writer.
-    written: Vec<FxHashMap<i64, Written>>,
+    /// Per key, each written value's writer: a vector by value while a key's values are dense, as
+    /// generated ones are (a read's writer is looked up for every read).
+    written: Vec<IntTable<Written>>,
 }
 
 impl<'h> ItemIndex<'h> {
@@ -125,7 +134,7 @@ impl<'h> ItemIndex<'h> {
             scans[s].writes.iter().map(|w| (w.key as usize, *w))
         });
         drop(scans);
-        let per_key: Vec<(FxHashMap<i64, Written>, Option<Fault>)> = (0..keys.len())
+        let per_key: Vec<(IntTable<Written>, Option<Fault>)> = (0..keys.len())
             .into_par_iter()
             .with_min_len(256)
             .map(|k| writers(txns, &keys, k as KeyId, writes.of(k)))
@@ -167,7 +176,7 @@ impl<'h> ItemIndex<'h> {
 
     /// Who wrote `value` to key `k`, if anyone did.
     pub(crate) fn written(&self, k: KeyId, value: i64) -> Option<Written> {
-        self.written[k as usize].get(&value).copied()
+        self.written[k as usize].get(value).copied()
     }
 
     /// Transaction `t`'s external reads and writes, one entry per key it touched with an item
@@ -309,10 +318,10 @@ impl<'h> RangeScan<'h> {
 
 /// Key `k`'s writers, from its writes in history order, and the first write of a value another
 /// transaction had already written to it.
-fn writers(txns: &Txns<'_>, keys: &[&Key], k: KeyId, writes: &[KeyWrite]) -> (FxHashMap<i64, Written>, Option<Fault>) {
-    let mut map: FxHashMap<i64, Written> = FxHashMap::default();
+fn writers(txns: &Txns<'_>, keys: &[&Key], k: KeyId, writes: &[KeyWrite]) -> (IntTable<Written>, Option<Fault>) {
+    let mut map: IntTable<Written> = IntTable::default();
     for w in writes {
-        let slot = map.entry(w.value).or_insert(Written { writer: w.txn, intermediate: false });
+        let slot = map.entry(w.value, Written { writer: w.txn, intermediate: false });
         if slot.writer != w.txn {
             let key = keys[k as usize];
             let error = CheckError::Workload {
