@@ -38,12 +38,11 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let phase = Phase::start();
             let txns = Txns::new(history);
             phase.done("transactions");
-            // The order needs only the transactions' times: it is built beside the index, whose
-            // flattening runs on one core.
+            // The order needs only the transactions' times: it is built beside the index.
             let (index, order) = rayon::join(|| list_append::Index::new(&txns), || order_edges(&txns, options));
             phase.done("list-append index, beside the process or real-time order");
             let index = index?;
-            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, index.edges(&txns), order));
+            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, || index.edges(&txns), order));
             phase.done("list-append anomalies without cycles, beside the dependencies, graph and components");
             let found = Found {
                 built,
@@ -66,7 +65,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 rayon::join(|| rw_register::Index::new(&txns, options.inference()), || order_edges(&txns, options));
             phase.done("rw-register index, beside the process or real-time order");
             let index = index?;
-            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, index.edges(), order));
+            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, || index.edges(), order));
             phase.done("rw-register anomalies without cycles, beside the dependencies, graph and components");
             let found = Found {
                 built,
@@ -85,7 +84,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let index = closed_predicate::Index::new(&txns)?;
             let order = order_edges(&txns, options);
             let found = Found {
-                built: Built::new(&txns, index.edges(&txns), order),
+                built: Built::new(&txns, || index.edges(&txns), order),
                 cases: index.cases(&txns),
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
@@ -205,8 +204,12 @@ struct Built {
 }
 
 impl Built {
-    fn new(txns: &Txns<'_>, mut dependencies: EdgeList, order: OrderEdges) -> Built {
+    /// Infers the dependencies (`dependencies()`), adds the order's edges, builds the graph and finds
+    /// its cyclic components.
+    fn new(txns: &Txns<'_>, dependencies: impl FnOnce() -> EdgeList, order: OrderEdges) -> Built {
         let phase = Phase::start();
+        let mut dependencies = dependencies();
+        phase.done("dependencies");
         dependencies.extend(order.edges);
         let graph = DepGraph::build(txns.len(), dependencies);
         phase.done("graph");
