@@ -174,11 +174,7 @@ mod tests {
     fn a_map_becomes_dense_again_once_its_values_fill_their_span() {
         // Keys met in a shuffled order: far apart at first, then filling in 0..1000.
         let mut values: Vec<i64> = (0..1000).collect();
-        let mut x = 12345u64;
-        for i in (1..values.len()).rev() {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            values.swap(i, (x >> 33) as usize % (i + 1));
-        }
+        generators::Draw::new(12345).shuffle(&mut values);
         let mut table: IntTable<u32> = IntTable::default();
         let mut went_sparse = false;
         for (n, &v) in values.iter().enumerate() {
