@@ -220,28 +220,37 @@ impl<'a> Scanner<'a, '_> {
     /// Up to [`MAX_DIGITS`] decimal digits, with no leading zero (JSON allows none) unless the number is 0.
     #[inline]
     fn digits(&mut self) -> Option<u64> {
-        let rest = self.bytes.get(self.at..)?;
-        // One digit more than may be taken: a number that fills it is too long.
-        let window = &rest[..rest.len().min(MAX_DIGITS + 1)];
-        let mut n = 0u64;
-        let mut len = window.len();
-        for (i, &b) in window.iter().enumerate() {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 {
-                len = i;
-                break;
-            }
-            n = n.wrapping_mul(10).wrapping_add(u64::from(d));
-        }
-        if len == 0 || len > MAX_DIGITS || (len > 1 && rest[0] == b'0') {
-            return None;
-        }
-        self.at += len;
+        let (n, end) = self.digit_run()?;
+        self.at = end;
         // A fraction or an exponent makes a float, which the general reader refuses in its own words.
         if matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
             return None;
         }
         Some(n)
+    }
+
+    /// The run of decimal digits at the cursor, as a number and the position after it, if it is one
+    /// [`digits`](Self::digits) may take (1 to [`MAX_DIGITS`] digits, no leading zero but in 0 itself);
+    /// the cursor does not move. A longer run is scanned to its end, once, and declined.
+    #[inline(always)]
+    fn digit_run(&self) -> Option<(u64, usize)> {
+        let bytes = self.bytes;
+        let start = self.at;
+        let mut at = start;
+        let mut n = 0u64;
+        while let Some(&b) = bytes.get(at) {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            n = n.wrapping_mul(10).wrapping_add(u64::from(d));
+            at += 1;
+        }
+        let len = at - start;
+        if len == 0 || len > MAX_DIGITS || (len > 1 && bytes[start] == b'0') {
+            return None;
+        }
+        Some((n, at))
     }
 
     /// A non-negative integer.
@@ -360,20 +369,43 @@ impl<'a> Scanner<'a, '_> {
                     return Some(Observed::List(Vec::new()));
                 }
                 self.scratch.list.clear();
-                loop {
-                    self.spaces();
-                    let element = self.integer()?;
-                    self.scratch.list.push(element);
-                    self.spaces();
-                    match self.next()? {
-                        b',' => continue,
-                        b']' => break,
-                        _ => return None,
-                    }
-                }
+                self.elements()?;
                 Some(Observed::List(self.scratch.list.as_slice().to_vec()))
             }
             _ => self.integer().map(Observed::Int),
+        }
+    }
+
+    /// The elements of a non-empty list, after its `[` and through its `]`, into the scratch list. The
+    /// shape nearly every element of a history has, an unsigned integer followed at once by `,` or `]`,
+    /// is taken by a short loop; any other element (spaces, a sign, a fraction, ...) is read from its
+    /// start by `integer` and its neighbours, so both ways read the same text the same way.
+    fn elements(&mut self) -> Option<()> {
+        loop {
+            if let Some((n, end)) = self.digit_run() {
+                match self.bytes.get(end) {
+                    Some(b',') => {
+                        self.scratch.list.push(n as i64);
+                        self.at = end + 1;
+                        continue;
+                    }
+                    Some(b']') => {
+                        self.scratch.list.push(n as i64);
+                        self.at = end + 1;
+                        return Some(());
+                    }
+                    _ => {}
+                }
+            }
+            self.spaces();
+            let element = self.integer()?;
+            self.scratch.list.push(element);
+            self.spaces();
+            match self.next()? {
+                b',' => continue,
+                b']' => return Some(()),
+                _ => return None,
+            }
         }
     }
 }
