@@ -192,6 +192,14 @@ struct RareFields {
     extra: Vec<(Box<str>, serde_json::Value)>,
 }
 
+impl RareFields {
+    /// Whether every field has its default, the case of nearly every operation: asked without building
+    /// (and dropping) a default to compare with.
+    fn is_default(&self) -> bool {
+        self.f == Function::Txn && self.error.is_none() && self.commit_order.is_none() && self.extra.is_empty()
+    }
+}
+
 /// What [`Op::f`] returns for an operation without rare fields.
 static TXN: Function = Function::Txn;
 
@@ -243,7 +251,7 @@ impl Op {
         at: Position,
     ) -> Op {
         let rare = RareFields { f, error, commit_order, extra };
-        let rare = (rare != RareFields::default()).then(|| Box::new(rare));
+        let rare = (!rare.is_default()).then(|| Box::new(rare));
         let mut op = Op { index: 0, time: NO_TIME, process: 0, value, at, kind, rare };
         op.set_time(time);
         op
@@ -369,7 +377,7 @@ impl Op {
     fn update_rare(&mut self, change: impl FnOnce(&mut RareFields)) {
         let rare = self.rare.get_or_insert_with(Box::default);
         change(rare);
-        if **rare == RareFields::default() {
+        if rare.is_default() {
             self.rare = None;
         }
     }

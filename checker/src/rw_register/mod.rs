@@ -197,7 +197,7 @@ impl<'h> Index<'h> {
         }
         let any_write = self.versions.iter().any(|kv| kv.ext_writer.iter().any(|&w| w != NO_TXN));
         let read_another = self.versions.iter().any(|kv| {
-            kv.ext_writer.iter().enumerate().any(|(v, &w)| w != NO_TXN && kv.readers[v].iter().any(|&r| r != w))
+            kv.ext_writer.iter().enumerate().any(|(v, &w)| w != NO_TXN && kv.readers(v as u32).iter().any(|&r| r != w))
         });
         if any_write && !read_another {
             spots.push(
@@ -238,7 +238,7 @@ fn key_edges(kv: &Versions) -> EdgeList {
     let mut edges = EdgeList::new();
     for (v, &w) in kv.ext_writer.iter().enumerate() {
         if w != NO_TXN {
-            for &r in &kv.readers[v] {
+            for &r in kv.readers(v as u32) {
                 edges.add(w, r, Kind::Wr);
             }
         }
@@ -252,7 +252,7 @@ fn key_edges(kv: &Versions) -> EdgeList {
         if w1 != NO_TXN {
             edges.add(w1, w2, Kind::Ww);
         }
-        for &r in &kv.readers[v1 as usize] {
+        for &r in kv.readers(v1) {
             edges.add(r, w2, Kind::Rw);
         }
     }

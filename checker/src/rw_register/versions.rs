@@ -122,15 +122,41 @@ pub(crate) struct Versions {
     ids: FxHashMap<i64, u32>,
     /// Each version's external writer among `ok` and `info` transactions (`NO_TXN`: none).
     pub ext_writer: Vec<TxnId>,
-    /// Each version's external readers among `ok` and `info` transactions.
-    pub readers: Vec<Vec<TxnId>>,
+    /// Each version's external readers among `ok` and `info` transactions, in transaction order:
+    /// version `v`'s are `readers[reader_start[v]..reader_start[v + 1]]` (see [`Versions::readers`]), one
+    /// table a key rather than a vector a version.
+    reader_start: Vec<u32>,
+    readers: Vec<TxnId>,
     /// The accepted version graph, sorted by (from, to), each edge with the first source that gave it.
     pub edges: Vec<VersionEdge>,
 }
 
 impl Versions {
     fn new() -> Versions {
-        Versions { values: vec![None], ext_writer: vec![NO_TXN], readers: vec![Vec::new()], ..Versions::default() }
+        Versions { values: vec![None], ext_writer: vec![NO_TXN], reader_start: vec![0, 0], ..Versions::default() }
+    }
+
+    /// The external readers of version `v`, in transaction order.
+    pub fn readers(&self, v: u32) -> &[TxnId] {
+        &self.readers[self.reader_start[v as usize] as usize..self.reader_start[v as usize + 1] as usize]
+    }
+
+    /// Sets the readers table from the reads `(version, reader)`, in transaction order.
+    fn set_readers(&mut self, reads: &[(u32, TxnId)]) {
+        let mut start = vec![0u32; self.values.len() + 1];
+        for &(v, _) in reads {
+            start[v as usize + 1] += 1;
+        }
+        for v in 1..start.len() {
+            start[v] += start[v - 1];
+        }
+        let mut readers = vec![NO_TXN; reads.len()];
+        let mut next = start.clone();
+        for &(v, t) in reads {
+            readers[next[v as usize] as usize] = t;
+            next[v as usize] += 1;
+        }
+        (self.reader_start, self.readers) = (start, readers);
     }
 
     /// The id of a value's version, created if new.
@@ -141,7 +167,8 @@ impl Versions {
         if id == next {
             self.values.push(value);
             self.ext_writer.push(NO_TXN);
-            self.readers.push(Vec::new());
+            // Kept a valid (empty) table while versions are added; `set_readers` fills it.
+            self.reader_start.push(0);
         }
         id
     }
@@ -309,12 +336,13 @@ struct KeyExt {
 fn key_versions(entries: &[KeyExt]) -> (Versions, Vec<Touch>) {
     let mut kv = Versions::new();
     let mut touches = Vec::with_capacity(entries.len());
+    let mut reads = Vec::with_capacity(entries.len());
     for e in entries {
         let t = e.txn;
         let read = e.read.map(|v| kv.node(v));
         let write = e.write.map(|v| kv.node(v));
         if let Some(r) = read {
-            kv.readers[r as usize].push(t);
+            reads.push((r, t));
         }
         if let Some(w) = write
             && kv.ext_writer[w as usize] == NO_TXN
@@ -325,6 +353,7 @@ fn key_versions(entries: &[KeyExt]) -> (Versions, Vec<Touch>) {
             touches.push(Touch { txn: t, first, last });
         }
     }
+    kv.set_readers(&reads);
     (kv, touches)
 }
 
