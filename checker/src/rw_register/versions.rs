@@ -550,6 +550,31 @@ mod tests {
     }
 
     #[test]
+    fn each_version_keeps_its_external_readers_in_transaction_order_and_its_first_writer() {
+        let ext = |txn, read: Option<Option<i64>>, write: Option<Option<i64>>| KeyExt { txn, read, write };
+        // Transaction 0 reads nil; 1 writes 5; 2 and 4 read 5; 3 reads nil and writes 7; 5 reads 7 and
+        // writes 5 again; 6 writes 9, which nobody reads.
+        let entries = [
+            ext(0, Some(None), None),
+            ext(1, None, Some(Some(5))),
+            ext(2, Some(Some(5)), None),
+            ext(3, Some(None), Some(Some(7))),
+            ext(4, Some(Some(5)), None),
+            ext(5, Some(Some(7)), Some(Some(5))),
+            ext(6, None, Some(Some(9))),
+        ];
+        let (kv, touches) = key_versions(&entries);
+        assert_eq!(kv.values, vec![None, Some(5), Some(7), Some(9)]);
+        let readers: Vec<&[TxnId]> = (0..4).map(|v| kv.readers(v)).collect();
+        assert_eq!(readers, vec![&[0, 3][..], &[2, 4][..], &[5][..], &[][..]]);
+        assert_eq!(kv.ext_writer, vec![NO_TXN, 1, 3, 6]);
+        assert_eq!(touches.len(), 7);
+        // A key nobody touched: the initial state alone, read by nobody.
+        let (none, _) = key_versions(&[]);
+        assert_eq!(none.readers(0), &[] as &[TxnId]);
+    }
+
+    #[test]
     fn a_version_order_is_total_only_when_one_chain_orders_every_version() {
         let mut kv = Versions::new();
         for v in [1, 2] {
