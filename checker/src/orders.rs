@@ -14,16 +14,7 @@ use crate::txn::Txns;
 
 /// Real-time edges: `a -> b` when `a` committed before `b` was invoked, transitively reduced.
 pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
-    let mut events: Vec<(usize, bool, TxnId)> = Vec::with_capacity(txns.len() * 2);
-    for id in txns.ids() {
-        events.push((txns.invoke_position(id), true, id));
-        if let Some(c) = txns.completion_position(id) {
-            events.push((c, false, id));
-        }
-    }
-    // At one position, invocations first: a transaction whose invocation is unknown stands at 0, before
-    // any completion, even one at position 0.
-    events.sort_unstable_by_key(|e| (e.0, !e.1));
+    let events = events_in_order(txns);
     // Each possible transaction depends on the frontier when it was invoked (exactly its predecessors in
     // real time), recorded target by target: `target_of[t]` is which target it is, so that its commit
     // can read its predecessors back.
@@ -35,7 +26,7 @@ pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
     let mut frontier: Vec<TxnId> = Vec::new();
     let mut place: Vec<u32> = vec![NOT_IN; txns.len()];
     let mut target_of: Vec<u32> = vec![NOT_IN; txns.len()];
-    for (_, is_invoke, id) in events {
+    for (id, is_invoke) in events {
         if is_invoke {
             if txns.is_possible(id) {
                 target_of[id as usize] = order.target_count() as u32;
@@ -58,6 +49,42 @@ pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
     let mut edges = EdgeList::new();
     edges.extend_by_target(order);
     edges
+}
+
+/// Each transaction's invocation and completion, as (transaction, is it the invocation), in the order of
+/// their positions in the history; at one position, invocations first (a transaction whose invocation
+/// is not exactly known stands at the earliest position it may have been invoked at, which another
+/// operation may hold), each kind in transaction order. A counting sort: the positions are dense.
+fn events_in_order(txns: &Txns<'_>) -> Vec<(TxnId, bool)> {
+    let positions = txns
+        .ids()
+        .map(|id| txns.completion_position(id).unwrap_or(0).max(txns.invoke_position(id)) + 1)
+        .max()
+        .unwrap_or(0);
+    let mut next = vec![0u32; positions + 1];
+    for id in txns.ids() {
+        next[txns.invoke_position(id) + 1] += 1;
+        if let Some(c) = txns.completion_position(id) {
+            next[c + 1] += 1;
+        }
+    }
+    for p in 1..next.len() {
+        next[p] += next[p - 1];
+    }
+    let mut events = vec![(0, false); next[positions] as usize];
+    let mut place = |position: usize, event: (TxnId, bool)| {
+        events[next[position] as usize] = event;
+        next[position] += 1;
+    };
+    for id in txns.ids() {
+        place(txns.invoke_position(id), (id, true));
+    }
+    for id in txns.ids() {
+        if let Some(c) = txns.completion_position(id) {
+            place(c, (id, false));
+        }
+    }
+    events
 }
 
 /// Process edges: each process's committed transactions, in order.
@@ -117,8 +144,10 @@ mod tests {
     use super::*;
 
     /// A history of `n` transactions, one process each, whose invocations and completions are shuffled
-    /// (each invocation before its completion) by a seeded generator; every fifth fails.
-    fn shuffled(n: usize, seed: u64) -> History {
+    /// (each invocation before its completion) by a seeded generator; every fifth fails. With
+    /// `unknown_invocations`, every seventh transaction's invocation is left out (its completion stands
+    /// alone, its invocation unknown: it may have begun at the history's start).
+    fn shuffled(n: usize, seed: u64, unknown_invocations: bool) -> History {
         let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let mut next = |bound: usize| {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -134,9 +163,11 @@ mod tests {
                 (true, 4) => OpType::Fail,
                 (true, _) => OpType::Ok,
             };
-            let mut op = Op::txn(kind, t, Vec::new());
-            op.index = ops.len() as u64;
-            ops.push(op);
+            if kind != OpType::Invoke || !unknown_invocations || t % 7 != 3 {
+                let mut op = Op::txn(kind, t, Vec::new());
+                op.index = ops.len() as u64;
+                ops.push(op);
+            }
             if invoked {
                 pending.swap_remove(at);
             } else {
@@ -146,28 +177,59 @@ mod tests {
         History::from_ops(ops).expect("a shuffled history is well formed")
     }
 
-    #[test]
-    fn real_time_edges_are_the_frontier_edges_found_by_brute_force() {
-        for seed in 0..40 {
-            let history = shuffled(40, seed);
-            let txns = Txns::new(&history);
-            let got: BTreeSet<(TxnId, TxnId)> = realtime_edges(&txns).iter().map(|(a, b, _)| (a, b)).collect();
-            // `a -> b` when `a` committed before `b` was invoked and no transaction that committed before `b`
-            // was invoked began after `a` completed (it would stand between them).
-            let done = |t: TxnId| txns.completion_position(t).expect("every transaction completes");
-            let committed: Vec<TxnId> = txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok).collect();
-            let mut expected = BTreeSet::new();
-            for b in txns.ids().filter(|&b| txns.is_possible(b)) {
-                let begun = txns.invoke_position(b);
-                for &a in committed.iter().filter(|&&a| done(a) < begun) {
-                    let between = committed.iter().any(|&c| done(a) < txns.invoke_position(c) && done(c) < begun);
-                    if !between {
-                        expected.insert((a, b));
-                    }
+    /// Asserts that the real-time edges of `history` are those a brute force finds.
+    fn assert_brute_force(history: &History, label: &str) {
+        let txns = Txns::new(history);
+        let got: BTreeSet<(TxnId, TxnId)> = realtime_edges(&txns).iter().map(|(a, b, _)| (a, b)).collect();
+        // `a -> b` when `a` committed before `b` was invoked and no transaction that committed before `b`
+        // was invoked began after `a` completed (it would stand between them).
+        let done = |t: TxnId| txns.completion_position(t).expect("every transaction completes");
+        let committed: Vec<TxnId> = txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok).collect();
+        let mut expected = BTreeSet::new();
+        for b in txns.ids().filter(|&b| txns.is_possible(b)) {
+            let begun = txns.invoke_position(b);
+            for &a in committed.iter().filter(|&&a| done(a) < begun) {
+                let between = committed.iter().any(|&c| done(a) < txns.invoke_position(c) && done(c) < begun);
+                if !between {
+                    expected.insert((a, b));
                 }
             }
-            assert_eq!(got, expected, "seed {seed}");
         }
+        assert_eq!(got, expected, "{label}");
+    }
+
+    #[test]
+    fn real_time_edges_are_the_frontier_edges_found_by_brute_force() {
+        for (seed, unknown_invocations) in (0..40).flat_map(|seed| [(seed, false), (seed, true)]) {
+            let history = shuffled(40, seed, unknown_invocations);
+            let txns = Txns::new(&history);
+            let unknown = txns.ids().filter(|&t| txns.invoke_position(t) == 0).count();
+            assert_eq!(unknown > 1, unknown_invocations, "several transactions stand at position 0");
+            assert_brute_force(&history, &format!("seed {seed}, unknown invocations {unknown_invocations}"));
+        }
+    }
+
+    #[test]
+    fn a_transaction_of_unknown_invocation_may_have_begun_before_a_completion_at_the_same_position() {
+        // The history opens with a completion whose invocation is unknown: its transaction (0) and the
+        // last one (2), also of unknown invocation, both stand at position 0, where 0 also completed; 2
+        // may have begun before 0 completed, so only 1, invoked after, follows 0 in real time.
+        let mut ops = vec![
+            Op::txn(OpType::Ok, 0, Vec::new()),
+            Op::txn(OpType::Invoke, 1, Vec::new()),
+            Op::txn(OpType::Ok, 1, Vec::new()),
+            Op::txn(OpType::Ok, 2, Vec::new()),
+        ];
+        for (i, op) in ops.iter_mut().enumerate() {
+            op.index = i as u64;
+        }
+        let history = History::from_ops(ops).expect("completions without invocations are taken leniently");
+        let txns = Txns::new(&history);
+        let edges: Vec<(u64, u64)> =
+            realtime_edges(&txns).iter().map(|(a, b, _)| (txns.index(a), txns.index(b))).collect();
+        // Transactions by their operations' indices: 0's completion (0) and 1's completion (2).
+        assert_eq!(edges, vec![(0, 2)]);
+        assert_brute_force(&history, "a completion first");
     }
 
     #[test]
