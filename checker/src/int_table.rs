@@ -65,6 +65,7 @@ impl<V: Slot> IntTable<V> {
     pub fn entry(&mut self, value: i64, new: V) -> &mut V {
         debug_assert!(!new.is_absent());
         if let IntTable::Dense { base, slots, known } = self
+            && !Self::within(*base, slots.len(), value)
             && !Self::fits(*base, slots.len(), *known, value)
         {
             let map: FxHashMap<i64, V> =
@@ -117,12 +118,30 @@ impl<V: Slot> IntTable<V> {
         }
     }
 
+    /// An empty table with a slot for each of the values `low..=high`, of which about `count` will be
+    /// entered, so that entering them never grows it; an empty table as [`Default`] gives when a dense
+    /// one may not span them (more than three slots in four would stay empty).
+    pub fn with_room(low: i64, high: i64, count: usize) -> IntTable<V> {
+        let span = i128::from(high) - i128::from(low) + 1;
+        if span >= 1 && span <= 4 * (count as i128 + 16) {
+            IntTable::Dense { base: low, slots: vec![V::ABSENT; span as usize], known: 0 }
+        } else {
+            IntTable::default()
+        }
+    }
+
     /// How many values were entered.
     pub fn len(&self) -> usize {
         match self {
             IntTable::Dense { known, .. } => *known,
             IntTable::Sparse { map, .. } => map.len(),
         }
+    }
+
+    /// Whether `value` has a slot in a dense table of `len` slots from `base`: entering it needs no room.
+    #[inline]
+    fn within(base: i64, len: usize, value: i64) -> bool {
+        value.checked_sub(base).is_some_and(|i| (0..len as i64).contains(&i))
     }
 
     /// Whether a dense table of `len` slots from `base`, `known` of them used, stays dense with `value`:
@@ -191,6 +210,29 @@ mod tests {
         }
         assert_eq!(table.get(1000), None);
         assert_eq!(table.get(-1), None);
+    }
+
+    #[test]
+    fn a_table_made_with_room_stays_dense_and_agrees_with_one_grown_value_by_value() {
+        let values: Vec<i64> = (0..300).map(|i| (i * 7919) % 300 + 1_000).collect();
+        let mut roomy: IntTable<u32> = IntTable::with_room(1_000, 1_299, values.len());
+        let mut grown: IntTable<u32> = IntTable::default();
+        for (n, &v) in values.iter().enumerate() {
+            assert_eq!(*roomy.entry(v, n as u32), *grown.entry(v, n as u32), "{v}");
+            assert!(matches!(roomy, IntTable::Dense { base: 1_000, .. }), "entered {v} in place");
+        }
+        assert_eq!(roomy.len(), grown.len());
+        // A value out of the room still goes in, the table growing or turning sparse as any would.
+        *roomy.entry(999, 7) = 7;
+        *roomy.entry(50_000, 8) = 8;
+        assert_eq!((roomy.get(999), roomy.get(50_000), roomy.get(1_150)), (Some(&7), Some(&8), grown.get(1_150)));
+        // Room for values too far apart for their count: no room is made.
+        assert!(
+            matches!(IntTable::<u32>::with_room(0, 1_000_000, 10), IntTable::Dense { known: 0, ref slots, .. } if slots.is_empty())
+        );
+        assert!(
+            matches!(IntTable::<u32>::with_room(i64::MIN, i64::MAX, usize::MAX / 8), IntTable::Dense { ref slots, .. } if slots.is_empty())
+        );
     }
 
     #[test]

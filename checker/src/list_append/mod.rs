@@ -119,7 +119,9 @@ impl<'h> KeyFacts<'h> {
     /// The facts of a key from its appends (transaction, element), in transaction order, and its longest
     /// committed read.
     fn new(txns: &Txns<'h>, appends: &[(TxnId, i64)], longest: Option<ReadAt>) -> KeyFacts<'h> {
-        let mut elems = ElemMap::default();
+        // Room for the appended elements, which generated histories number densely, made once.
+        let (low, high) = appends.iter().fold((i64::MAX, i64::MIN), |(l, h), &(_, v)| (l.min(v), h.max(v)));
+        let mut elems = ElemMap::with_room(low, high, appends.len());
         // A transaction's appends to the key are consecutive here: the one before an append, if by the
         // same transaction, is its previous append to the key, which is intermediate if it wrote it first.
         let mut previous: Option<(TxnId, i64)> = None;
