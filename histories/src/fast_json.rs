@@ -305,11 +305,8 @@ impl<'a> Scanner<'a, '_> {
             self.spaces();
             let mop = self.mop()?;
             self.scratch.mops.push(mop);
-            self.spaces();
-            match self.next()? {
-                b',' => continue,
-                b']' => break,
-                _ => return None,
+            if !self.separator()? {
+                break;
             }
         }
         Some(self.scratch.mops.drain(..).collect())
@@ -400,12 +397,20 @@ impl<'a> Scanner<'a, '_> {
             self.spaces();
             let element = self.integer()?;
             self.scratch.list.push(element);
-            self.spaces();
-            match self.next()? {
-                b',' => continue,
-                b']' => return Some(()),
-                _ => return None,
+            if !self.separator()? {
+                return Some(());
             }
+        }
+    }
+
+    /// After an array's item, optional spaces then `,` (true: another item follows) or `]` (false: the
+    /// array ends).
+    fn separator(&mut self) -> Option<bool> {
+        self.spaces();
+        match self.next()? {
+            b',' => Some(true),
+            b']' => Some(false),
+            _ => None,
         }
     }
 }
