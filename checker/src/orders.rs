@@ -8,6 +8,7 @@
 use histories::{OpType, Process};
 use rustc_hash::FxHashMap;
 
+use crate::buckets::Buckets;
 use crate::graph::{EdgeList, SourcesByTarget, TxnId};
 use crate::kind::Kind;
 use crate::txn::Txns;
@@ -54,37 +55,21 @@ pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
 /// Each transaction's invocation and completion, as (transaction, is it the invocation), in the order of
 /// their positions in the history; at one position, invocations first (a transaction whose invocation
 /// is not exactly known stands at the earliest position it may have been invoked at, which another
-/// operation may hold), each kind in transaction order. A counting sort: the positions are dense.
+/// operation may hold), each kind in transaction order. Grouped by position (`Buckets`, a counting
+/// sort: the positions are dense), the invocations as the first source and the completions as the second.
 fn events_in_order(txns: &Txns<'_>) -> Vec<(TxnId, bool)> {
     let positions = txns
         .ids()
         .map(|id| txns.completion_position(id).unwrap_or(0).max(txns.invoke_position(id)) + 1)
         .max()
         .unwrap_or(0);
-    let mut next = vec![0u32; positions + 1];
-    for id in txns.ids() {
-        next[txns.invoke_position(id) + 1] += 1;
-        if let Some(c) = txns.completion_position(id) {
-            next[c + 1] += 1;
-        }
-    }
-    for p in 1..next.len() {
-        next[p] += next[p - 1];
-    }
-    let mut events = vec![(0, false); next[positions] as usize];
-    let mut place = |position: usize, event: (TxnId, bool)| {
-        events[next[position] as usize] = event;
-        next[position] += 1;
-    };
-    for id in txns.ids() {
-        place(txns.invoke_position(id), (id, true));
-    }
-    for id in txns.ids() {
-        if let Some(c) = txns.completion_position(id) {
-            place(c, (id, false));
-        }
-    }
-    events
+    let by_position = Buckets::from_sources(positions, (0, false), 2, |source| {
+        txns.ids().filter_map(move |id| match source {
+            0 => Some((txns.invoke_position(id), (id, true))),
+            _ => txns.completion_position(id).map(|c| (c, (id, false))),
+        })
+    });
+    by_position.into_parts().1
 }
 
 /// Process edges: each process's committed transactions, in order.
