@@ -52,13 +52,22 @@ fn parse_with(text: &str, origin: Position, scratch: &mut Scratch, into: &mut Pa
     let mut value = None;
     let mut error = None;
     let mut commit_order = None;
+    // The field the usual order has next (see `expected_field`).
+    let mut expected = 0;
     // An object with no fields has no type: the general reader says so.
     loop {
-        s.spaces();
-        let field = s.field()?;
-        s.spaces();
-        s.byte(b':')?;
-        s.spaces();
+        let field = match s.expected_field(expected) {
+            Some(field) => field,
+            None => {
+                s.spaces();
+                let field = s.field()?;
+                s.spaces();
+                s.byte(b':')?;
+                s.spaces();
+                field
+            }
+        };
+        expected = field + 1;
         if seen & (1 << field) != 0 {
             return None;
         }
@@ -182,6 +191,24 @@ impl<'a> Scanner<'a, '_> {
         Some(field)
     }
 
+    /// Field `n`'s name and colon, written with no spaces, if they come next (numbered as
+    /// [`field`](Self::field) numbers fields). Nearly every line writes `index`, `type`, `process`, `f`,
+    /// `time` and `value` in this order, the order of their numbers, so the field after field `n` is
+    /// looked for as field `n + 1` first, one comparison with a literal; anything else is read by `field`.
+    #[inline(always)]
+    fn expected_field(&mut self, n: u8) -> Option<u8> {
+        let next = match n {
+            0 => self.quoted(b"\"index\":"),
+            1 => self.quoted(b"\"type\":"),
+            2 => self.quoted(b"\"process\":"),
+            3 => self.quoted(b"\"f\":"),
+            4 => self.quoted(b"\"time\":"),
+            5 => self.quoted(b"\"value\":"),
+            _ => false,
+        };
+        next.then_some(n)
+    }
+
     /// An operation's type.
     fn kind(&mut self) -> Option<OpType> {
         if self.quoted(b"\"invoke\"") {
@@ -218,7 +245,7 @@ impl<'a> Scanner<'a, '_> {
     }
 
     /// Up to [`MAX_DIGITS`] decimal digits, with no leading zero (JSON allows none) unless the number is 0.
-    #[inline]
+    #[inline(always)]
     fn digits(&mut self) -> Option<u64> {
         let (n, end) = self.digit_run()?;
         self.at = end;
@@ -231,13 +258,20 @@ impl<'a> Scanner<'a, '_> {
 
     /// The run of decimal digits at the cursor, as a number and the position after it, if it is one
     /// [`digits`](Self::digits) may take (1 to [`MAX_DIGITS`] digits, no leading zero but in 0 itself);
-    /// the cursor does not move. A longer run is scanned to its end, once, and declined.
+    /// the cursor does not move. A longer run is scanned to its end, once, and declined. Where eight
+    /// bytes follow the cursor, they are looked at as one word ([`digits_in_word`]).
     #[inline(always)]
     fn digit_run(&self) -> Option<(u64, usize)> {
         let bytes = self.bytes;
         let start = self.at;
-        let mut at = start;
-        let mut n = 0u64;
+        let (mut n, mut at) = (0u64, start);
+        if let Some(word) = bytes.get(start..start + 8).and_then(|eight| <[u8; 8]>::try_from(eight).ok()) {
+            let (value, len) = digits_in_word(u64::from_le_bytes(word));
+            (n, at) = (value, start + len);
+            if len < 8 {
+                return (len > 0 && (len == 1 || word[0] != b'0')).then_some((n, at));
+            }
+        }
         while let Some(&b) = bytes.get(at) {
             let d = b.wrapping_sub(b'0');
             if d > 9 {
@@ -251,6 +285,24 @@ impl<'a> Scanner<'a, '_> {
             return None;
         }
         Some((n, at))
+    }
+
+    /// What [`digit_run`](Self::digit_run) gives for one digit, or two without a leading zero, followed
+    /// by another byte that is no digit (a list's usual element), looked at byte by byte; `None` for
+    /// anything else, which `digit_run` then reads.
+    #[inline(always)]
+    fn short_run(&self) -> Option<(u64, usize)> {
+        let at = self.at;
+        let first = self.bytes.get(at)?.wrapping_sub(b'0');
+        let second = self.bytes.get(at + 1)?.wrapping_sub(b'0');
+        if first > 9 {
+            return None;
+        }
+        if second > 9 {
+            return Some((u64::from(first), at + 1));
+        }
+        let third = self.bytes.get(at + 2)?.wrapping_sub(b'0');
+        (third > 9 && first != 0).then(|| (u64::from(first * 10 + second), at + 2))
     }
 
     /// A non-negative integer.
@@ -313,19 +365,28 @@ impl<'a> Scanner<'a, '_> {
     }
 
     /// One micro-op: `["append", k, v]`, `["r", k]`, `["r", k, v]`, `["w", k, v]` or `["w", k, v, n]`.
+    /// The usual beginnings, `["append",` and `["r",` with no spaces, are each one comparison.
     fn mop(&mut self) -> Option<Mop> {
-        self.byte(b'[')?;
-        self.spaces();
-        let name = if self.quoted(b"\"r\"") {
-            b'r'
-        } else if self.quoted(b"\"append\"") {
-            b'a'
-        } else if self.quoted(b"\"w\"") {
-            b'w'
+        let (name, key) = if self.quoted(b"[\"append\",") {
+            self.spaces();
+            (b'a', self.key()?)
+        } else if self.quoted(b"[\"r\",") {
+            self.spaces();
+            (b'r', self.key()?)
         } else {
-            return None;
+            self.byte(b'[')?;
+            self.spaces();
+            let name = if self.quoted(b"\"r\"") {
+                b'r'
+            } else if self.quoted(b"\"append\"") {
+                b'a'
+            } else if self.quoted(b"\"w\"") {
+                b'w'
+            } else {
+                return None;
+            };
+            (name, self.then(Self::key)?)
         };
-        let key = self.then(Self::key)?;
         let mop = match name {
             b'a' => Mop::Append { key, value: self.then(Self::integer)? },
             b'r' => {
@@ -379,7 +440,7 @@ impl<'a> Scanner<'a, '_> {
     /// start by `integer` and its neighbours, so both ways read the same text the same way.
     fn elements(&mut self) -> Option<()> {
         loop {
-            if let Some((n, end)) = self.digit_run() {
+            if let Some((n, end)) = self.short_run().or_else(|| self.digit_run()) {
                 match self.bytes.get(end) {
                     Some(b',') => {
                         self.scratch.list.push(n as i64);
@@ -413,6 +474,29 @@ impl<'a> Scanner<'a, '_> {
             _ => None,
         }
     }
+}
+
+/// The decimal digits at the start of `word` (eight bytes of text, the first in its lowest byte): their
+/// value and how many there are (0 to 8), found without a branch a byte. Each byte is turned into its
+/// digit's value by flipping the bits of `'0'`; a byte whose result is over 9 (its high bit set, or set
+/// by adding 0x76) is no digit. An addition carries only into later bytes, so the first byte flagged
+/// is always a non-digit. The digits, moved to the top of the word, are then summed in pairs, fours
+/// and eights (each step multiplies a lane by 10, 100 or 10,000 and adds the next).
+#[inline(always)]
+fn digits_in_word(word: u64) -> (u64, usize) {
+    const LOW_BITS: u64 = 0x3030_3030_3030_3030;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let values = word ^ LOW_BITS;
+    let non_digits = (values.wrapping_add(0x7676_7676_7676_7676) | values) & HIGH_BITS;
+    let len = (non_digits.trailing_zeros() / 8) as usize;
+    if len == 0 {
+        return (0, 0);
+    }
+    let digits = values << (8 * (8 - len));
+    let pairs = (digits.wrapping_mul(10 * 256 + 1) >> 8) & 0x00FF_00FF_00FF_00FF;
+    let fours = (pairs.wrapping_mul(100 * 65_536 + 1) >> 16) & 0x0000_FFFF_0000_FFFF;
+    let eights = fours.wrapping_mul(10_000 * (1 << 32) + 1) >> 32;
+    (eights, len)
 }
 
 // ---- For tests that hold the fast path to the general reader (not part of the API) ------------------

@@ -156,6 +156,48 @@ fn near_misses_are_declined() {
     }
 }
 
+/// Integers of every length from 1 to 20 digits (and with a leading zero, a sign, a fraction), as a read
+/// list's first and last element followed by more text (where the fast path looks at eight bytes at once)
+/// and as the last field of an object (where fewer than eight bytes follow and it looks byte by byte):
+/// taken up to 18 digits and read as the general reader reads them, declined beyond and with a leading
+/// zero.
+#[test]
+fn integers_of_every_length_read_as_the_general_reader_reads_them() {
+    let digits = "98765432109876543210";
+    let mut numbers: Vec<String> = Vec::new();
+    for len in 1..=20 {
+        let number = &digits[20 - len..];
+        numbers.push(number.to_string());
+        numbers.push(digits[..len].to_string());
+        numbers.push(format!("1{}", "0".repeat(len - 1)));
+        numbers.push(format!("0{}", &number[1..]));
+        numbers.push(format!("{number}.5"));
+    }
+    numbers.extend(["-0", "00", "-7", "05", "07", "50", "99", "0"].map(String::from));
+    // The fast path takes 1 to 18 digits, with no leading zero but in 0 itself, and a sign but on 0.
+    let taken = |n: &str| {
+        let unsigned = n.strip_prefix('-').unwrap_or(n);
+        let plain = unsigned.bytes().all(|b| b.is_ascii_digit()) && (1..=18).contains(&unsigned.len());
+        plain && (unsigned == "0" || !unsigned.starts_with('0')) && n != "-0"
+    };
+    let numbers: Vec<(String, bool)> = numbers.into_iter().map(|n| (n.clone(), taken(&n))).collect();
+    assert!(numbers.iter().filter(|(_, t)| *t).count() >= 50, "{numbers:?}");
+    for (number, taken) in &numbers {
+        let line = |value: &str| format!(r#"{{"type":"ok","process":1,"value":[{value}],"commit_order":3}}"#);
+        let lines = [
+            line(&format!(r#"["r",3,[{number},7]]"#)),
+            line(&format!(r#"["r",4,[7,{number}]]"#)),
+            line(&format!(r#"["r",{number},[1]]"#)),
+            line(&format!(r#"["append",5,{number}]"#)),
+            format!(r#"{{"type":"ok","process":1,"value":[],"commit_order":{number}}}"#),
+        ];
+        for line in &lines {
+            assert_eq!(agrees(line), *taken, "{line}");
+        }
+        reads_the_same(&lines.join("\n"));
+    }
+}
+
 /// How a line is changed.
 #[derive(Debug, Clone)]
 enum Mutation {
