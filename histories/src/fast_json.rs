@@ -361,7 +361,10 @@ impl<'a> Scanner<'a, '_> {
                 break;
             }
         }
-        Some(self.scratch.mops.drain(..).collect())
+        // Moved out in one copy, into a vector of their exact length.
+        let mut mops = Vec::with_capacity(self.scratch.mops.len());
+        mops.append(&mut self.scratch.mops);
+        Some(mops)
     }
 
     /// One micro-op: `["append", k, v]`, `["r", k]`, `["r", k, v]`, `["w", k, v]` or `["w", k, v, n]`.
