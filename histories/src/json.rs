@@ -6,7 +6,7 @@
 use std::fmt;
 use std::io::{self, Read, Write};
 
-use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
+use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator};
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
@@ -46,7 +46,11 @@ pub(crate) fn read_lines(text: &str) -> Result<ParsedOps, Located> {
 /// [`read_lines`], each object read by `reader`.
 pub(crate) fn read_lines_by(text: &str, reader: ObjectReader) -> Result<ParsedOps, Located> {
     let mut ops = ParsedOps::with_capacity(text.len() / 150);
-    read_block(text, 0, PIECE, reader, &mut Vec::new(), &mut ops)?;
+    let bytes = text.as_bytes();
+    let (pieces, _) = cut(bytes, PIECE, 0, 0);
+    let mut buffers = Vec::new();
+    let read = parse_pieces(bytes, &pieces, reader, &mut buffers);
+    append_pieces(read, &mut buffers, &mut ops)?;
     Ok(ops)
 }
 
@@ -58,132 +62,192 @@ pub(crate) fn read_lines_from(input: impl Read + Send) -> Result<ParsedOps, Stre
     read_lines_in_blocks(input, BLOCK, PIECE)
 }
 
-/// [`read_lines_from`] with blocks of `block` bytes cut into pieces of `piece` bytes.
+/// [`read_lines_from`] with blocks of `block` bytes cut into pieces of `piece` bytes. Reading is a
+/// pipeline of two stages run side by side: while the pieces of one block are parsed, the operations of
+/// the block before are appended to the history's and the next block is read and cut. Nothing but
+/// joining the two stages waits for the other, and an error is still the one a line-by-line reading
+/// meets first: the block before's before this block's, this block's before a failure to read on.
 fn read_lines_in_blocks(mut input: impl Read + Send, block: usize, piece: usize) -> Result<ParsedOps, StreamError> {
     let mut parsed = ParsedOps::default();
-    let mut pieces = Vec::new();
+    // The pieces of the block being parsed, and those of the block before with how their parsing went,
+    // waiting to be appended; each set keeps its memory from block to block.
+    let (mut parsing, mut before) = (Vec::new(), Vec::new());
+    let mut before_read: Vec<Result<(), Located>> = Vec::new();
+    // The block being parsed, and the next, read meanwhile into the buffer of the block before.
     let mut buf: Vec<u8> = Vec::with_capacity(block + piece);
-    // The block read while `buf` is parsed goes into the buffer of the block before, so a file is read
-    // through two buffers: a fresh one a block would have the system hand out (and clear) as many
-    // pages as the file has.
-    let mut spare: Vec<u8> = Vec::with_capacity(block + piece);
-    let mut ended = fill(&mut input, &mut buf, block)?;
-    // Lines before `buf`, and its byte offset in the stream.
-    let mut lines_before = 0u32;
-    let mut offset = 0u64;
+    let mut next: Vec<u8> = Vec::with_capacity(block + piece);
+    let mut reader = BlockReader { block, piece, ended: false, lines: 0, offset: 0 };
+    let mut pieces = reader.read(&mut input, &mut buf).map_err(StreamError::Io)?;
     loop {
-        let cut = loop {
-            match memchr::memrchr(b'\n', &buf) {
-                _ if ended => break buf.len(),
-                Some(last) => break last + 1,
-                // A line longer than a block: read on until it ends.
-                None => ended = fill(&mut input, &mut buf, block)?,
-            }
-        };
-        if cut == 0 {
+        let tail = &buf[pieces.last().map_or(0, |p| p.bytes.end)..];
+        let (read, (appended, read_on)) = rayon::join(
+            || parse_pieces(&buf, &pieces, ObjectReader::Fast, &mut parsing),
+            || {
+                let appended = append_pieces(std::mem::take(&mut before_read), &mut before, &mut parsed);
+                if appended.is_err() || pieces.is_empty() {
+                    return (appended, Ok(Vec::new()));
+                }
+                next.clear();
+                next.extend_from_slice(tail);
+                (appended, reader.read(&mut input, &mut next))
+            },
+        );
+        appended.map_err(StreamError::Malformed)?;
+        if pieces.is_empty() {
             parsed.shrink_to_fit();
             return Ok(parsed);
         }
-        let block_bytes = &buf[..cut];
-        let (text, invalid) = match std::str::from_utf8(block_bytes) {
-            Ok(text) => (text, None),
+        let read_on = match read_on {
+            Ok(read_on) => read_on,
             Err(e) => {
-                let valid = e.valid_up_to();
-                let line_start = memchr::memrchr(b'\n', &block_bytes[..valid]).map_or(0, |i| i + 1);
-                // The lines before the invalid one are read first: an error there comes first.
-                let text = std::str::from_utf8(&block_bytes[..line_start]).expect("a prefix of the valid part");
-                (text, Some((line_start, valid)))
+                append_pieces(read, &mut parsing, &mut parsed).map_err(StreamError::Malformed)?;
+                return Err(StreamError::Io(e));
             }
         };
-        // The next block is read while this one is parsed; an error in this one still comes first.
-        let mut next = std::mem::take(&mut spare);
-        next.clear();
-        next.extend_from_slice(&buf[cut..]);
-        let read_on = !ended && invalid.is_none();
-        let (lines, read) = rayon::join(
-            || read_block(text, lines_before, piece, ObjectReader::Fast, &mut pieces, &mut parsed),
-            || if read_on { fill(&mut input, &mut next, block) } else { Ok(ended) },
-        );
-        let lines = lines.map_err(StreamError::Malformed)?;
-        if let Some((line_start, valid)) = invalid {
-            let line = lines_before + lines + 1;
-            let at = Position::new(line, (valid - line_start) as u32 + 1);
-            let problem = Problem::InvalidUtf8 { offset: offset + valid as u64, byte: block_bytes[valid] };
-            return Err(StreamError::Malformed((at, problem)));
+        before_read = read;
+        std::mem::swap(&mut parsing, &mut before);
+        std::mem::swap(&mut buf, &mut next);
+        pieces = read_on;
+    }
+}
+
+/// Where a stream is, as it is read block by block.
+struct BlockReader {
+    block: usize,
+    piece: usize,
+    ended: bool,
+    /// Lines and bytes before the next block.
+    lines: u32,
+    offset: u64,
+}
+
+impl BlockReader {
+    /// Reads the next block into `buf` (after the partial line it holds), up to its last newline (all
+    /// of it at the end of the stream; a line longer than a block is read on until it ends), and cuts it
+    /// into pieces; none when the stream is done. Bytes after the last piece are the next block's start.
+    fn read(&mut self, input: &mut impl Read, buf: &mut Vec<u8>) -> io::Result<Vec<PieceAt>> {
+        let carried = buf.len();
+        if !self.ended {
+            self.ended = fill(input, buf, self.block)?;
         }
-        ended = read?;
-        lines_before += lines;
-        offset += cut as u64;
-        spare = std::mem::replace(&mut buf, next);
+        let end = loop {
+            match memchr::memrchr(b'\n', &buf[carried..]) {
+                _ if self.ended => break buf.len(),
+                Some(last) => break carried + last + 1,
+                None => self.ended = fill(input, buf, self.block)?,
+            }
+        };
+        let (pieces, lines) = cut(&buf[..end], self.piece, self.lines, self.offset);
+        self.lines += lines;
+        self.offset += end as u64;
+        Ok(pieces)
     }
 }
 
 /// Reads up to `n` more bytes of `input` into `buf`; true if the input ended first.
-fn fill(input: &mut impl Read, buf: &mut Vec<u8>, n: usize) -> Result<bool, StreamError> {
-    let read = input.by_ref().take(n as u64).read_to_end(buf).map_err(StreamError::Io)?;
+fn fill(input: &mut impl Read, buf: &mut Vec<u8>, n: usize) -> io::Result<bool> {
+    let read = input.by_ref().take(n as u64).read_to_end(buf)?;
     Ok(read < n)
 }
 
-/// The newlines in `text`.
-fn line_count(text: &str) -> u32 {
-    memchr::memchr_iter(b'\n', text.as_bytes()).count() as u32
+/// Whole lines of a block that one core parses: where they are in the block, and the lines and bytes
+/// of the stream before them.
+#[derive(Debug, Clone)]
+struct PieceAt {
+    bytes: std::ops::Range<usize>,
+    lines_before: u32,
+    offset: u64,
 }
 
-/// Parses the lines of `text`, which starts `lines_before` lines into its file, after the operations
-/// in `into`: cut into pieces of whole lines, parsed on all cores into the buffers of `pieces` (kept
-/// from block to block, so their memory is reused rather than asked of the system again, a fault a
-/// page), and put back in order; an error is the first line's that has one. Returns the newlines read.
-fn read_block(
-    text: &str,
-    lines_before: u32,
-    piece: usize,
-    reader: ObjectReader,
-    pieces: &mut Vec<ParsedOps>,
-    into: &mut ParsedOps,
-) -> Result<u32, Located> {
-    let mut cuts: Vec<(&str, u32)> = Vec::with_capacity(text.len() / piece + 1);
-    let mut rest = text;
-    let mut first_line = lines_before;
-    while !rest.is_empty() {
+/// Cuts `bytes` (whole lines, but for the last at the end of a stream), which come after `lines_before`
+/// lines and `offset` bytes of their stream, into pieces of about `piece` bytes of whole lines; returns
+/// them and the newlines in `bytes`.
+fn cut(bytes: &[u8], piece: usize, lines_before: u32, offset: u64) -> (Vec<PieceAt>, u32) {
+    let mut pieces = Vec::with_capacity(bytes.len() / piece + 1);
+    let (mut start, mut lines) = (0, 0);
+    while start < bytes.len() {
+        let rest = &bytes[start..];
         let end = match rest.len() <= piece {
-            true => rest.len(),
-            false => memchr::memchr(b'\n', &rest.as_bytes()[piece..]).map_or(rest.len(), |i| piece + i + 1),
+            true => bytes.len(),
+            false => memchr::memchr(b'\n', &rest[piece..]).map_or(bytes.len(), |i| start + piece + i + 1),
         };
-        let (lines, after) = rest.split_at(end);
-        cuts.push((lines, first_line));
-        first_line += line_count(lines);
-        rest = after;
+        pieces.push(PieceAt { bytes: start..end, lines_before: lines_before + lines, offset: offset + start as u64 });
+        lines += line_count(&bytes[start..end]);
+        start = end;
     }
-    if pieces.len() < cuts.len() {
-        pieces.resize_with(cuts.len(), ParsedOps::default);
+    (pieces, lines)
+}
+
+/// Parses the `pieces` of `bytes` on all cores, each into its buffer among `buffers` (kept from block to
+/// block, so their memory is reused rather than asked of the system again, a fault a page); how each
+/// went, in order.
+fn parse_pieces(
+    bytes: &[u8],
+    pieces: &[PieceAt],
+    reader: ObjectReader,
+    buffers: &mut Vec<ParsedOps>,
+) -> Vec<Result<(), Located>> {
+    if buffers.len() < pieces.len() {
+        buffers.resize_with(pieces.len(), ParsedOps::default);
     }
-    let parsed: Vec<Result<(), Located>> = cuts
-        .into_par_iter()
-        .zip(pieces.par_iter_mut())
-        .map(|((lines, first_line), ops)| read_piece(lines, first_line, reader, ops))
-        .collect();
-    for (read, ops) in parsed.into_iter().zip(pieces.iter_mut()) {
+    pieces
+        .par_iter()
+        .zip(buffers.par_iter_mut())
+        .map(|(piece, ops)| read_piece(&bytes[piece.bytes.clone()], piece, reader, ops))
+        .collect()
+}
+
+/// Appends the operations of the pieces `read` in order to `into`; an error is the first piece's that
+/// has one.
+fn append_pieces(
+    read: Vec<Result<(), Located>>,
+    buffers: &mut [ParsedOps],
+    into: &mut ParsedOps,
+) -> Result<(), Located> {
+    for (read, ops) in read.into_iter().zip(buffers.iter_mut()) {
         read?;
         into.append(ops);
     }
-    Ok(first_line - lines_before)
+    Ok(())
 }
 
-/// Parses the lines of one piece, which starts `lines_before` lines into its file, into `ops`.
-fn read_piece(piece: &str, lines_before: u32, reader: ObjectReader, ops: &mut ParsedOps) -> Result<(), Located> {
+/// The newlines in `bytes`.
+fn line_count(bytes: &[u8]) -> u32 {
+    memchr::memchr_iter(b'\n', bytes).count() as u32
+}
+
+/// Parses the lines of one piece, `bytes`, into `ops`. Invalid UTF-8 is refused with its line, column
+/// and byte offset in the stream, after the lines before it are read (an error there comes first).
+fn read_piece(bytes: &[u8], at: &PieceAt, reader: ObjectReader, ops: &mut ParsedOps) -> Result<(), Located> {
     ops.clear();
     // Room for lines of 100 bytes on average (a generated history's are about 150): a piece's vectors
     // then never grow by copying, and room never used is never touched.
-    ops.reserve(piece.len() / 100);
+    ops.reserve(bytes.len() / 100);
+    let (text, invalid) = match std::str::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(e) => {
+            let valid = e.valid_up_to();
+            let line_start = memchr::memrchr(b'\n', &bytes[..valid]).map_or(0, |i| i + 1);
+            let text = std::str::from_utf8(&bytes[..line_start]).expect("a prefix of the valid part");
+            (text, Some((line_start, valid)))
+        }
+    };
     let mut start = 0;
-    let ends = memchr::memchr_iter(b'\n', piece.as_bytes()).chain([piece.len()]);
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]);
     for (i, end) in ends.enumerate() {
         // Cut at ASCII newlines of a `str`, so at character boundaries.
-        let line = piece.get(start..end).unwrap_or_default();
+        let line = text.get(start..end).unwrap_or_default();
         start = end + 1;
-        parse_line(line, lines_before + i as u32 + 1, reader, ops)?;
+        parse_line(line, at.lines_before + i as u32 + 1, reader, ops)?;
     }
-    Ok(())
+    match invalid {
+        None => Ok(()),
+        Some((line_start, valid)) => {
+            let line = at.lines_before + line_count(text.as_bytes()) + 1;
+            let position = Position::new(line, (valid - line_start) as u32 + 1);
+            Err((position, Problem::InvalidUtf8 { offset: at.offset + valid as u64, byte: bytes[valid] }))
+        }
+    }
 }
 
 /// Why a streamed read stopped.
@@ -620,6 +684,50 @@ mod tests {
         assert!(outcomes.iter().all(|o| *o == Ok(first.clone())));
         let with_newline = format!("{OPS}\n");
         assert!(every_cut(with_newline.as_bytes()).iter().all(|o| *o == Ok(first.clone())));
+    }
+
+    /// A stream that gives `bytes` and then fails.
+    struct FailingAfter<'a> {
+        bytes: &'a [u8],
+    }
+
+    impl Read for FailingAfter<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.bytes.is_empty() {
+                return Err(io::Error::other("the disk went away"));
+            }
+            let n = buf.len().min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_failure_to_read_on_comes_after_the_errors_of_the_blocks_read_whole_before_it() {
+        let mut bytes = OPS.as_bytes().to_vec();
+        bytes.extend_from_slice(b"\n{\"type\": \"ok\" \"process\": 2}\n");
+        bytes.extend(std::iter::repeat_n(b' ', 300));
+        let read =
+            |bytes: &[u8], block: usize, piece: usize| match read_lines_in_blocks(FailingAfter { bytes }, block, piece)
+            {
+                Ok(_) => "read".to_string(),
+                Err(StreamError::Io(e)) => format!("i/o: {e}"),
+                Err(StreamError::Malformed((at, problem))) => format!("{at}: {problem}"),
+            };
+        for piece in [1, 13, 1 << 20] {
+            // The syntax error on line 7 is in a block read whole before the stream fails.
+            for block in [1, 7, 40, 97] {
+                assert_eq!(read(&bytes, block, piece), "7:15: expected `,` or `}`", "block {block}, piece {piece}");
+                assert_eq!(
+                    read(OPS.as_bytes(), block, piece),
+                    "i/o: the disk went away",
+                    "block {block}, piece {piece}"
+                );
+            }
+            // A block of everything fails to be read whole: nothing of it is read.
+            assert_eq!(read(&bytes, 1 << 20, piece), "i/o: the disk went away");
+        }
     }
 
     #[test]
