@@ -34,9 +34,8 @@ pub(crate) fn check(ops: &[Op], pairing: &Pairing, mut facts: MopFacts) -> Resul
     if facts.string_writes {
         return check_unique_writes_by_table(ops, pairing);
     }
-    let MopFacts { mut appends, mut writes, .. } = facts;
-    appends.par_sort_unstable();
-    writes.par_sort_unstable();
+    facts.sort();
+    let MopFacts { appends, writes, .. } = facts;
     let repeated = |written: &[Written], verb: &'static str| {
         written
             .windows(2)
@@ -90,6 +89,8 @@ pub(crate) struct MopFacts {
     writes: Vec<Written>,
     /// Whether a transaction wrote a string key (its writes are then checked through a table).
     string_writes: bool,
+    /// Whether `appends` and `writes` are sorted, and nothing was noted since.
+    sorted: bool,
 }
 
 impl MopFacts {
@@ -114,6 +115,16 @@ impl MopFacts {
         }
     }
 
+    /// Sorts what was written (for integer keys), unless it is sorted already: [`check`] sorts it, and
+    /// a caller with a core to spare while it pairs operations can sort it first.
+    pub(crate) fn sort(&mut self) {
+        if !self.sorted && !self.string_writes {
+            self.appends.par_sort_unstable();
+            self.writes.par_sort_unstable();
+        }
+        self.sorted = true;
+    }
+
     /// Notes the writes of the transaction `op` (at `position`) stands for.
     fn note_writes(&mut self, position: usize, op: &Op) {
         for (m, mop) in op.mops().iter().enumerate() {
@@ -123,7 +134,10 @@ impl MopFacts {
                 _ => continue,
             };
             match key {
-                Key::Int(key) => written.push(Written { key: *key, value, at: place(position, m) }),
+                Key::Int(key) => {
+                    written.push(Written { key: *key, value, at: place(position, m) });
+                    self.sorted = false;
+                }
                 Key::Str(_) => self.string_writes = true,
             }
         }
@@ -138,6 +152,7 @@ impl MopFacts {
             all.extend(more.drain(..).map(|w| Written { at: w.at + shift, ..w }));
         }
         self.string_writes |= later.string_writes;
+        self.sorted = false;
         later.clear();
     }
 
@@ -148,6 +163,7 @@ impl MopFacts {
         self.appends.clear();
         self.writes.clear();
         self.string_writes = false;
+        self.sorted = false;
     }
 
     /// Gives back the room grown beyond the facts gathered.

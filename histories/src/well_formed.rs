@@ -136,7 +136,16 @@ pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
     let ParsedOps { mut ops, indices, processes: given, kinds, facts } = parsed;
     let index_of = |position: usize| indices[position].unwrap_or(position as u64);
     check_unique_indices(&ops, index_of)?;
-    let (processes, pairing) = pair(&ops, &kinds, &given)?;
+    // What was written is sorted for the rules across micro-ops while operations are paired.
+    let (paired, facts) = rayon::join(
+        || pair(&ops, &kinds, &given),
+        move || {
+            let mut facts = facts;
+            facts.sort();
+            facts
+        },
+    );
+    let (processes, pairing) = paired?;
     ops.par_iter_mut().zip(processes).enumerate().for_each(|(position, (op, process))| {
         op.index = index_of(position);
         op.set_process(process);

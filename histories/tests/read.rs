@@ -290,6 +290,24 @@ fn duplicate_appends_of_one_value_to_one_key_are_refused() {
     assert_eq!(problem, Problem::DuplicateWrite { verb: "appended", key: "1".into(), value: 5, first_line: 1 });
 }
 
+/// A completion with no invoke stands for its transaction, whose writes count once: a value it repeats is
+/// found (whatever was sorted while the operations were paired), and one it shares with no other is not.
+#[test]
+fn a_completion_with_no_invoke_that_repeats_an_append_is_refused_where_it_repeats() {
+    let lines = [
+        r#"{"type":"invoke","process":0,"value":[["append",1,5],["append",2,6]]}"#,
+        r#"{"type":"ok","process":0,"value":[["append",1,5],["append",2,6]]}"#,
+        r#"{"type":"ok","process":1,"value":[["append",3,7],["append",2,6]]}"#,
+    ];
+    let (at, problem, _) = error(&lines.join("\n"), Format::JsonLines);
+    assert_eq!((at.line, at.column), (3, 1));
+    assert_eq!(problem, Problem::DuplicateWrite { verb: "appended", key: "2".into(), value: 6, first_line: 1 });
+    let alone = r#"{"type":"ok","process":1,"value":[["append",3,7],["append",2,8]]}"#;
+    let near_miss = [lines[0], lines[1], alone].join("\n");
+    let history = parse(&near_miss, Format::JsonLines, "h.txt").expect("no value appended twice");
+    assert_eq!(history.transactions().count(), 2);
+}
+
 #[test]
 fn bad_edn_is_located() {
     let (at, problem, message) =
