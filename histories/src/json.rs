@@ -152,7 +152,7 @@ fn fill(input: &mut impl Read, buf: &mut Vec<u8>, n: usize) -> io::Result<bool> 
 
 /// Whole lines of a block that one core parses: where they are in the block, and the lines and bytes
 /// of the stream before them.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct PieceAt {
     bytes: std::ops::Range<usize>,
     lines_before: u32,

@@ -117,11 +117,13 @@ impl MopFacts {
 
     /// Sorts what was written (for integer keys), unless it is sorted already: [`check`] sorts it, and
     /// a caller with a core to spare while it pairs operations can sort it first.
+    /// With a string key written there is nothing to sort: those writes are checked through a table.
     pub(crate) fn sort(&mut self) {
-        if !self.sorted && !self.string_writes {
-            self.appends.par_sort_unstable();
-            self.writes.par_sort_unstable();
+        if self.sorted || self.string_writes {
+            return;
         }
+        self.appends.par_sort_unstable();
+        self.writes.par_sort_unstable();
         self.sorted = true;
     }
 
