@@ -123,19 +123,20 @@ fn conclude(
     options: &Options,
 ) -> CheckResult {
     let Found { built, cases, keys, ordered_keys, blind_spots, commit_ordered, numbered_writes } = found;
-    let Built { graph, components, order } = built;
+    let Built { graph, order } = built;
+    let components = graph.cyclic_components();
     let mut found: BTreeMap<String, Vec<Anomaly>> = cases
         .into_iter()
         .map(|(name, cases)| (name.to_string(), cases.into_iter().map(Anomaly::Case).collect()))
         .collect();
     let phase = Phase::start();
-    if graph.edge_count() == 0 {
+    if graph.is_empty() {
         let text = "no transaction depends on any other: without dependencies there is nothing to check".to_string();
         found.insert("empty-transaction-graph".into(), vec![Anomaly::Case(case(txns, &[], None, facts([]), text))]);
     }
     let classes: Vec<CycleClass> =
         all_classes().into_iter().filter(|c| c.variant.is_none() || c.variant == order).collect();
-    for component in &components {
+    for component in components {
         let cycles = search_component(&graph, component, &classes);
         let classes_found: Vec<&str> = cycles.iter().map(|c| c.class).collect();
         for exists in cycle_exists(&graph, component, &classes_found, order) {
@@ -148,7 +149,7 @@ fn conclude(
         }
     }
     phase.done("cycle search and explanations");
-    let mut stats = stats(history, txns, &graph, &components);
+    let mut stats = stats(history, txns, &graph, components);
     stats.keys = keys;
     stats.ordered_keys = ordered_keys;
     stats.blind_spots = blind_spots;
@@ -195,27 +196,24 @@ fn order_edges(txns: &Txns<'_>, options: &Options) -> OrderEdges {
     OrderEdges { kind, edges }
 }
 
-/// The dependency graph (the workload's dependencies and the order) and its cyclic components.
+/// The dependency graph (the workload's dependencies and the order), with its cyclic components.
 struct Built {
     graph: DepGraph,
-    components: Vec<Vec<TxnId>>,
     /// The order among the graph's edges, if any.
     order: Option<Kind>,
 }
 
 impl Built {
-    /// Infers the dependencies (`dependencies()`), adds the order's edges, builds the graph and finds
-    /// its cyclic components.
+    /// Infers the dependencies (`dependencies()`), adds the order's edges, and builds the graph, which
+    /// finds its cyclic components.
     fn new(txns: &Txns<'_>, dependencies: impl FnOnce() -> EdgeList, order: OrderEdges) -> Built {
         let phase = Phase::start();
         let mut dependencies = dependencies();
         phase.done("dependencies");
         dependencies.extend(order.edges);
         let graph = DepGraph::build(txns.len(), dependencies);
-        phase.done("graph");
-        let components = graph.cyclic_components();
-        phase.done("strongly connected components");
-        Built { graph, components, order: order.kind }
+        phase.done("graph and its cyclic components");
+        Built { graph, order: order.kind }
     }
 }
 

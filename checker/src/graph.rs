@@ -1,9 +1,12 @@
 //! The dependency graph between transactions: nodes are transactions (dense ids), each edge carries the
-//! set of dependency kinds that order its ends. Storage is petgraph's compressed sparse row graph, which
-//! scales to millions of transactions; strongly connected components come from petgraph's Tarjan. This
-//! module owns building the graph and splitting it into components; it neither infers dependencies (the
-//! workload analyses do) nor searches cycles (`cycle_search`).
+//! set of dependency kinds that order its ends. Storage is a compressed sparse row graph of flat arrays,
+//! which scales to millions of transactions; strongly connected components come from an iterative
+//! Tarjan, and only the edges out of the transactions in a cyclic component are then merged, as they
+//! are the only ones a cycle search follows. This module owns building the graph and splitting it into
+//! components; it neither infers dependencies (the workload analyses do) nor searches cycles
+//! (`cycle_search`).
 
+use fixedbitset::FixedBitSet;
 use petgraph::Directed;
 use petgraph::csr::Csr;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
@@ -168,49 +171,57 @@ impl EdgeList {
     }
 }
 
-/// The dependency graph over `node_count` transactions, in compressed sparse row form: the edges out of
-/// transaction `t` are `targets[offsets[t]..offsets[t + 1]]`, sorted, with their kinds beside them.
+/// The dependency graph over `node_count` transactions, in compressed sparse row form, and its cyclic
+/// components. Every dependency inferred is an edge of `targets[offsets[t]..offsets[t + 1]]` for its
+/// source `t`, its kind beside it. Only the edges out of a transaction in a cyclic component are ever
+/// followed (no cycle leaves its component), so only those are merged: sorted by target, with the kinds
+/// of each target's dependencies united in one edge, at the start of the transaction's range, the rest
+/// of which holds no kind. A valid history's graph has no such transaction, and its millions of
+/// dependencies are never sorted nor moved.
 pub struct DepGraph {
     offsets: Vec<usize>,
     targets: Vec<TxnId>,
     kinds: Vec<Kinds>,
     kind_counts: [usize; 8],
+    /// The strongly connected components of more than one transaction, each sorted, in order of their
+    /// smallest members.
+    components: Vec<Vec<TxnId>>,
+    /// The transactions of `components`: those whose edges are merged.
+    in_cycle: FixedBitSet,
 }
 
 impl DepGraph {
-    /// Merges a list of dependencies into a graph over `node_count` transactions: parallel
-    /// dependencies between one pair become one edge carrying all their kinds.
+    /// The graph of a list of dependencies over `node_count` transactions, and its cyclic components,
+    /// with parallel dependencies between two transactions of a component merged into one edge carrying
+    /// all their kinds.
     pub fn build(node_count: usize, list: EdgeList) -> DepGraph {
         let EdgeList { pairs, by_target, .. } = list;
         let mut kind_counts = [0; 8];
-        // Bucket by source (a counting sort), then sort and merge each small bucket by target, on all
-        // cores: cheaper than one global sort of millions of edges. The buckets' targets and kinds are
-        // kept apart (5 bytes an edge, not 8 as pairs), and the merged edges are moved down in place to
-        // become the graph's own arrays: a big history's edges are never held twice more.
-        let mut starts = vec![0usize; node_count + 1];
+        // Bucket by source (a counting sort). The buckets' targets and kinds are kept apart (5 bytes an
+        // edge, not 8 as pairs).
+        let mut offsets = vec![0usize; node_count + 1];
         for part in &pairs {
             kind_counts[part.kind as usize] += part.pairs.len();
             for &(from, _) in &part.pairs {
-                starts[from as usize + 1] += 1;
+                offsets[from as usize + 1] += 1;
             }
         }
         for part in &by_target {
             kind_counts[part.kind as usize] += part.len();
             for &from in part.blocks.iter().flat_map(|b| &b.sources) {
-                starts[from as usize + 1] += 1;
+                offsets[from as usize + 1] += 1;
             }
         }
         for i in 0..node_count {
-            starts[i + 1] += starts[i];
+            offsets[i + 1] += offsets[i];
         }
-        let total = starts[node_count];
+        let total = offsets[node_count];
         let mut targets: Vec<TxnId> = vec![0; total];
         let mut kinds = vec![Kinds::NONE; total];
-        // `merged[t]` is first where the next edge out of `t` goes, then how many distinct targets `t`
-        // has, kept at the start of its bucket.
-        let mut merged: Vec<usize> = starts[..node_count].to_vec();
+        // `next[t]` is where the next edge out of `t` goes.
+        let mut next: Vec<usize> = offsets[..node_count].to_vec();
         let mut put = |from: TxnId, to: TxnId, kind: Kinds| {
-            let slot = &mut merged[from as usize];
+            let slot = &mut next[from as usize];
             targets[*slot] = to;
             kinds[*slot] = kind;
             *slot += 1;
@@ -228,41 +239,32 @@ impl DepGraph {
                 }
             }
         }
-        // Each range of sources sorts and merges its buckets in place.
+        drop(next);
+        // Repeated edges change no component.
+        let mut components: Vec<Vec<TxnId>> = strongly_connected(&offsets, &targets)
+            .into_iter()
+            .map(|mut c| {
+                c.sort_unstable();
+                c
+            })
+            .collect();
+        components.sort_unstable_by_key(|c| c[0]);
+        let mut in_cycle = FixedBitSet::with_capacity(node_count);
+        components.iter().flatten().for_each(|&t| in_cycle.insert(t as usize));
+        // Each range of sources merges the buckets of its transactions in a component, in place.
         let mut pieces: Vec<Piece<'_>> = Vec::new();
-        let (mut rest_targets, mut rest_kinds, mut counts) = (&mut targets[..], &mut kinds[..], &mut merged[..]);
+        let (mut rest_targets, mut rest_kinds) = (&mut targets[..], &mut kinds[..]);
         for ids in crate::chunks::ranges(node_count) {
-            let len = starts[ids.end as usize] - starts[ids.start as usize];
+            let len = offsets[ids.end as usize] - offsets[ids.start as usize];
             let (piece_targets, after_targets) = std::mem::take(&mut rest_targets).split_at_mut(len);
             let (piece_kinds, after_kinds) = std::mem::take(&mut rest_kinds).split_at_mut(len);
-            let (piece_counts, after_counts) = std::mem::take(&mut counts).split_at_mut(ids.len());
-            pieces.push(Piece {
-                first: ids.start as usize,
-                targets: piece_targets,
-                kinds: piece_kinds,
-                counts: piece_counts,
-            });
-            (rest_targets, rest_kinds, counts) = (after_targets, after_kinds, after_counts);
-        }
-        pieces.into_par_iter().for_each(|piece| piece.merge(&starts));
-        // The merged edges moved down, bucket after bucket, to where the graph keeps them; `starts`
-        // becomes the graph's offsets.
-        let mut kept = 0;
-        for t in 0..node_count {
-            let (from, count) = (starts[t], merged[t]);
-            if from != kept {
-                targets.copy_within(from..from + count, kept);
-                kinds.copy_within(from..from + count, kept);
+            if (ids.start..ids.end).any(|t| in_cycle.contains(t as usize)) {
+                pieces.push(Piece { ids, targets: piece_targets, kinds: piece_kinds });
             }
-            starts[t] = kept;
-            kept += count;
+            (rest_targets, rest_kinds) = (after_targets, after_kinds);
         }
-        starts[node_count] = kept;
-        targets.truncate(kept);
-        targets.shrink_to_fit();
-        kinds.truncate(kept);
-        kinds.shrink_to_fit();
-        DepGraph { offsets: starts, targets, kinds, kind_counts }
+        pieces.into_par_iter().for_each(|piece| piece.merge(&offsets, &in_cycle));
+        DepGraph { offsets, targets, kinds, kind_counts, components, in_cycle }
     }
 
     /// A graph over `node_count` transactions with these dependencies: the shorthand tests use.
@@ -279,9 +281,9 @@ impl DepGraph {
         self.offsets.len() - 1
     }
 
-    /// The number of edges (pairs of transactions with at least one dependency).
-    pub fn edge_count(&self) -> usize {
-        self.targets.len()
+    /// Whether no transaction depends on another.
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
     }
 
     /// How many dependencies of each kind were inferred, before merging.
@@ -289,17 +291,24 @@ impl DepGraph {
         self.kind_counts[kind as usize]
     }
 
+    /// The merged edges out of `from`: none unless it is in a cyclic component.
     fn out_of(&self, from: TxnId) -> std::ops::Range<usize> {
-        self.offsets[from as usize]..self.offsets[from as usize + 1]
+        let start = self.offsets[from as usize];
+        if !self.in_cycle.contains(from as usize) {
+            return start..start;
+        }
+        let bucket = &self.kinds[start..self.offsets[from as usize + 1]];
+        start..start + bucket.iter().position(|&k| k == Kinds::NONE).unwrap_or(bucket.len())
     }
 
-    /// The transactions `from` must precede, with the kinds of each edge.
+    /// The transactions `from` must precede, each once with the kinds of its edge, in order, if `from`
+    /// is in a cyclic component; none if it is not, as no cycle passes through it.
     pub fn successors(&self, from: TxnId) -> impl Iterator<Item = (TxnId, Kinds)> + '_ {
         let out = self.out_of(from);
         self.targets[out.clone()].iter().copied().zip(self.kinds[out].iter().copied())
     }
 
-    /// The kinds on the edge `from -> to`, if there is one.
+    /// The kinds on the edge `from -> to`, if there is one and `from` is in a cyclic component.
     pub fn kinds(&self, from: TxnId, to: TxnId) -> Kinds {
         let out = self.out_of(from);
         match self.targets[out.clone()].binary_search(&to) {
@@ -310,41 +319,28 @@ impl DepGraph {
 
     /// The strongly connected components with more than one transaction: every cycle lies in one.
     /// Each component is sorted; components come in order of their smallest member.
-    pub fn cyclic_components(&self) -> Vec<Vec<TxnId>> {
-        let mut cyclic: Vec<Vec<TxnId>> = strongly_connected(&self.offsets, &self.targets)
-            .into_iter()
-            .map(|mut c| {
-                c.sort_unstable();
-                c
-            })
-            .collect();
-        cyclic.sort_unstable_by_key(|c| c[0]);
-        cyclic
+    pub fn cyclic_components(&self) -> &[Vec<TxnId>] {
+        &self.components
     }
 }
 
-/// A range of sources to merge: its first transaction, its buckets' targets and kinds, and where to
-/// put how many distinct targets each has.
+/// A range of transactions whose buckets to merge (those in a cyclic component), with the range's
+/// targets and kinds.
 struct Piece<'a> {
-    first: usize,
+    ids: std::ops::Range<TxnId>,
     targets: &'a mut [TxnId],
     kinds: &'a mut [Kinds],
-    counts: &'a mut [usize],
 }
 
 impl Piece<'_> {
-    /// Sorts each bucket by target and merges the kinds of equal targets, keeping the distinct targets
-    /// at the bucket's start and their number in `counts`; `starts` are the buckets' bounds in the
-    /// whole graph.
-    fn merge(self, starts: &[usize]) {
-        let base = starts[self.first];
+    /// Sorts each bucket of a transaction in `in_cycle` by target and merges the kinds of equal
+    /// targets, keeping the distinct targets at the bucket's start and no kind after them; `offsets`
+    /// are the buckets' bounds in the whole graph.
+    fn merge(self, offsets: &[usize], in_cycle: &FixedBitSet) {
+        let base = offsets[self.ids.start as usize];
         let mut bucket: Vec<(TxnId, Kinds)> = Vec::new();
-        for (i, count) in self.counts.iter_mut().enumerate() {
-            let range = starts[self.first + i] - base..starts[self.first + i + 1] - base;
-            if range.len() < 2 {
-                *count = range.len();
-                continue;
-            }
+        for t in self.ids.clone().filter(|&t| in_cycle.contains(t as usize)) {
+            let range = offsets[t as usize] - base..offsets[t as usize + 1] - base;
             bucket.clear();
             bucket.extend(self.targets[range.clone()].iter().copied().zip(self.kinds[range.clone()].iter().copied()));
             bucket.sort_unstable_by_key(|&(to, _)| to);
@@ -361,7 +357,7 @@ impl Piece<'_> {
                 self.targets[range.start + j] = to;
                 self.kinds[range.start + j] = kinds;
             }
-            *count = kept;
+            self.kinds[range.start + kept..range.end].fill(Kinds::NONE);
         }
     }
 }
@@ -489,13 +485,31 @@ mod tests {
     }
 
     #[test]
-    fn parallel_dependencies_merge_into_one_edge() {
-        let g = graph(3, &[(0, 1, Kind::Ww), (0, 1, Kind::Realtime), (1, 2, Kind::Rw), (0, 1, Kind::Ww)]);
-        assert_eq!(g.edge_count(), 2);
+    fn parallel_dependencies_in_a_cycle_merge_into_one_edge_and_a_transaction_in_no_cycle_has_none_to_follow() {
+        let g = graph(
+            4,
+            &[
+                (0, 1, Kind::Ww),
+                (0, 1, Kind::Realtime),
+                (1, 0, Kind::Rw),
+                (1, 2, Kind::Rw),
+                (0, 1, Kind::Ww),
+                (2, 3, Kind::Wr),
+            ],
+        );
+        assert_eq!(g.cyclic_components(), vec![vec![0, 1]]);
         assert_eq!(g.kinds(0, 1), Kinds::of(&[Kind::Ww, Kind::Realtime]));
-        assert_eq!(g.kinds(1, 0), Kinds::NONE);
+        assert_eq!(g.kinds(1, 0), Kinds::of(&[Kind::Rw]));
+        // An edge out of the component is kept: a cycle search sees where its members lead.
+        assert_eq!(g.successors(1).collect::<Vec<_>>(), vec![(0, Kind::Rw.only()), (2, Kind::Rw.only())]);
+        assert_eq!(g.successors(0).collect::<Vec<_>>(), vec![(1, Kinds::of(&[Kind::Ww, Kind::Realtime]))]);
+        // 2 is in no cycle: its edge is never followed.
+        assert_eq!(g.successors(2).count(), 0);
+        assert_eq!(g.kinds(2, 3), Kinds::NONE);
         assert_eq!(g.kind_count(Kind::Ww), 2);
-        assert_eq!(g.node_count(), 3);
+        assert_eq!(g.node_count(), 4);
+        assert!(!g.is_empty());
+        assert!(graph(2, &[(0, 0, Kind::Ww), (1, 1, Kind::Rw)]).is_empty());
     }
 
     #[test]
@@ -544,24 +558,30 @@ mod tests {
     }
 
     #[test]
-    fn a_graph_merged_on_all_cores_holds_exactly_the_edges_given() {
+    fn a_graph_merged_on_all_cores_holds_exactly_the_edges_out_of_its_cyclic_component() {
         let n = 100_003u32;
+        // A ring through the first transactions makes them one component; the others only lead forward,
+        // so each is in none.
+        let ring = 90_000u32;
         let mut next = below(7);
         let mut reference: std::collections::BTreeMap<(u32, u32), Kinds> = Default::default();
-        let mut edges = Vec::new();
+        let mut edges: Vec<(u32, u32, Kind)> = (0..ring).map(|i| (i, (i + 1) % ring, Kind::Ww)).collect();
         for _ in 0..600_000 {
             let from = next(u64::from(n)) as u32;
             // Clustered targets, so pairs repeat with different kinds.
-            let to = (from + next(8) as u32) % n;
+            let to = (from + next(8) as u32).min(n - 1);
             let kind = Kind::ALL[next(Kind::ALL.len() as u64) as usize];
             edges.push((from, to, kind));
-            if from != to {
+        }
+        for &(from, to, kind) in &edges {
+            if from != to && from < ring {
                 let kinds = reference.entry((from, to)).or_insert(Kinds::NONE);
                 *kinds = kinds.union(kind.only());
             }
         }
         let g = graph(n as usize, &edges);
         let reference = reference.into_iter().collect::<Vec<_>>();
+        assert_eq!(g.cyclic_components(), vec![(0..ring).collect::<Vec<_>>()]);
         assert_eq!(edges_of(&g), reference);
         assert_eq!(g.node_count(), n as usize);
         // The same dependencies recorded in parts, as the analyses do (by range, by key, the order): lists
@@ -585,6 +605,7 @@ mod tests {
             recorded.sort_unstable();
             assert_eq!(recorded, kept);
             let g = DepGraph::build(n as usize, list);
+            assert_eq!(g.cyclic_components(), vec![(0..ring).collect::<Vec<_>>()]);
             assert_eq!(edges_of(&g), reference);
             g
         };
@@ -643,6 +664,8 @@ mod tests {
         expected.sort_unstable();
         assert_eq!(recorded, expected);
         let (ours, theirs) = (DepGraph::build(n as usize, list), DepGraph::build(n as usize, pairs));
+        assert!(!theirs.cyclic_components().is_empty());
+        assert_eq!(ours.cyclic_components(), theirs.cyclic_components());
         assert_eq!(edges_of(&ours), edges_of(&theirs));
         assert_eq!(ours.kind_count(Kind::Realtime), theirs.kind_count(Kind::Realtime));
     }

@@ -85,7 +85,7 @@ fn the_search_finds_every_class_that_has_a_simple_cycle_and_only_real_cycles() {
         in_search_order.sort_by(|a, b| search_rank(a.name).cmp(&search_rank(b.name)));
         for component in graph.cyclic_components() {
             graphs += 1;
-            let found = search_component(&graph, &component, &classes);
+            let found = search_component(&graph, component, &classes);
             for f in &found {
                 let class = classes.iter().find(|c| c.name == f.class).expect("a searched class");
                 let vertices: Vec<TxnId> = f.steps.iter().map(|s| s.0).collect();
@@ -94,7 +94,7 @@ fn the_search_finds_every_class_that_has_a_simple_cycle_and_only_real_cycles() {
                 assert_eq!(walked, reported, "{} {:?}", f.class, f.steps);
                 assert_eq!(classify(&reported), f.class, "{:?}", f.steps);
             }
-            let cycles = simple_cycles(&graph, &component);
+            let cycles = simple_cycles(&graph, component);
             let mut redundant: BTreeSet<&str> = BTreeSet::new();
             for class in &in_search_order {
                 if redundant.contains(class.name) {
