@@ -19,6 +19,7 @@ mod write_skew;
 use std::collections::{BTreeMap, BTreeSet};
 
 use histories::{Function, History, Key, Mop, Observed, OpType, OpValue};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::explain::txn_view;
@@ -38,13 +39,16 @@ pub enum InvariantSuite {
 }
 
 impl InvariantSuite {
-    /// The suite of a history, if it is a scenario workload's.
+    /// The suite of a history, if it is a scenario workload's: that of its first client operation that
+    /// names one, looked for on all cores (a big history's operations name none, and each is asked).
     pub fn detect(history: &History) -> Option<InvariantSuite> {
-        history.ops().iter().filter(|op| op.is_client()).find_map(|op| match op.f().as_str() {
-            op_names::WITHDRAW => Some(InvariantSuite::Withdraw),
-            op_names::TRANSFER => Some(InvariantSuite::Transfer),
-            op_names::OFF_CALL | op_names::ON_CALL => Some(InvariantSuite::WriteSkew),
-            _ => None,
+        history.ops().par_iter().with_min_len(4096).filter(|op| op.is_client()).find_map_first(|op| {
+            match op.f().as_str() {
+                op_names::WITHDRAW => Some(InvariantSuite::Withdraw),
+                op_names::TRANSFER => Some(InvariantSuite::Transfer),
+                op_names::OFF_CALL | op_names::ON_CALL => Some(InvariantSuite::WriteSkew),
+                _ => None,
+            }
         })
     }
 

@@ -182,6 +182,31 @@ fn a_list_append_history_has_no_invariants() {
     assert!(check(&h).is_empty());
 }
 
+#[test]
+fn the_suite_is_that_of_the_first_client_operation_naming_one_however_far_into_the_history() {
+    // Thousands of list-append transactions first (read on all cores in pieces), a nemesis operation
+    // named like a suite's, then a transfer and, later, a withdrawal.
+    let mut lines: Vec<String> = (0..20_000)
+        .map(|i| {
+            format!(
+                r#"{{"type":"{}","process":{},"value":[["append",1,{}]]}}"#,
+                ["invoke", "ok"][i % 2],
+                (i / 2) % 7,
+                i / 2
+            )
+        })
+        .collect();
+    lines.push(r#"{"type":"info","process":"nemesis","f":"withdraw","value":null}"#.into());
+    lines.push(r#"{"type":"invoke","process":8,"f":"transfer","value":[["r",0,null]]}"#.into());
+    lines.extend((0..9_000).map(|i| format!(r#"{{"type":"invoke","process":{},"value":[["r",1,null]]}}"#, 10 + i)));
+    lines.push(r#"{"type":"invoke","process":9,"f":"withdraw","value":[["r",0,null]]}"#.into());
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    assert_eq!(InvariantSuite::detect(&history(&lines)), Some(InvariantSuite::Transfer));
+    // Without the transfer, the withdrawal (the nemesis's operation is not a client's).
+    let without: Vec<&str> = lines.iter().copied().filter(|l| !l.contains("transfer")).collect();
+    assert_eq!(InvariantSuite::detect(&history(&without)), Some(InvariantSuite::Withdraw));
+}
+
 /// The write skew above overdraws: serializability promises the bank's invariants, so the verdict is
 /// invalid; snapshot isolation permits write skew, so a correct SI system may overdraw and the verdict
 /// stands, with the invariants still reported broken.
