@@ -9,7 +9,7 @@
 use fixedbitset::FixedBitSet;
 use petgraph::Directed;
 use petgraph::csr::Csr;
-use rayon::iter::{IntoParallelIterator, ParallelIterator};
+use rayon::prelude::*;
 
 use crate::kind::{Kind, Kinds};
 
@@ -171,58 +171,62 @@ impl EdgeList {
     }
 }
 
-/// The dependency graph over `node_count` transactions, in compressed sparse row form, and its cyclic
-/// components. Every dependency inferred is an edge of `targets[offsets[t]..offsets[t + 1]]` for its
-/// source `t`, its kind beside it. Only the edges out of a transaction in a cyclic component are ever
-/// followed (no cycle leaves its component), so only those are merged: sorted by target, with the kinds
-/// of each target's dependencies united in one edge, at the start of the transaction's range, the rest
-/// of which holds no kind. A valid history's graph has no such transaction, and its millions of
-/// dependencies are never sorted nor moved.
+/// The dependency graph over `node_count` transactions: its cyclic components, and the edges between
+/// their transactions, each carrying the kinds of every dependency between its ends. Those are the only
+/// edges a cycle search follows (a cycle never leaves its component), so no other is kept: the graph's
+/// millions of dependencies are bucketed by target only to find the components, and then dropped. A
+/// valid history's graph has no component, and nothing is sorted or merged.
 pub struct DepGraph {
-    offsets: Vec<usize>,
-    targets: Vec<TxnId>,
-    kinds: Vec<Kinds>,
+    node_count: usize,
     kind_counts: [usize; 8],
+    /// How many dependencies were inferred, before merging.
+    dependency_count: usize,
     /// The strongly connected components of more than one transaction, each sorted, in order of their
     /// smallest members.
     components: Vec<Vec<TxnId>>,
-    /// The transactions of `components`: those whose edges are merged.
-    in_cycle: FixedBitSet,
+    /// Every transaction of a component, sorted; the edges out of `members[i]` are
+    /// `targets[starts[i]..starts[i + 1]]`, sorted, with their kinds beside them.
+    members: Vec<TxnId>,
+    starts: Vec<usize>,
+    targets: Vec<TxnId>,
+    kinds: Vec<Kinds>,
 }
 
 impl DepGraph {
-    /// The graph of a list of dependencies over `node_count` transactions, and its cyclic components,
-    /// with parallel dependencies between two transactions of a component merged into one edge carrying
-    /// all their kinds.
+    /// The graph of a list of dependencies over `node_count` transactions.
     pub fn build(node_count: usize, list: EdgeList) -> DepGraph {
         let EdgeList { pairs, by_target, .. } = list;
         let mut kind_counts = [0; 8];
-        // Bucket by source (a counting sort). The buckets' targets and kinds are kept apart (5 bytes an
-        // edge, not 8 as pairs).
+        // Bucket by target (a counting sort): each part of the list holds its dependencies in order of
+        // target (the analyses infer them target by target), so filling the buckets writes forward
+        // through memory rather than all over it. The sources and kinds are kept apart (5 bytes a
+        // dependency, not 8 as pairs).
         let mut offsets = vec![0usize; node_count + 1];
         for part in &pairs {
             kind_counts[part.kind as usize] += part.pairs.len();
-            for &(from, _) in &part.pairs {
-                offsets[from as usize + 1] += 1;
+            for &(_, to) in &part.pairs {
+                offsets[to as usize + 1] += 1;
             }
         }
         for part in &by_target {
             kind_counts[part.kind as usize] += part.len();
-            for &from in part.blocks.iter().flat_map(|b| &b.sources) {
-                offsets[from as usize + 1] += 1;
+            for block in &part.blocks {
+                for (i, &to) in block.targets.iter().enumerate() {
+                    offsets[to as usize + 1] += block.sources_of(i).len();
+                }
             }
         }
         for i in 0..node_count {
             offsets[i + 1] += offsets[i];
         }
-        let total = offsets[node_count];
-        let mut targets: Vec<TxnId> = vec![0; total];
-        let mut kinds = vec![Kinds::NONE; total];
-        // `next[t]` is where the next edge out of `t` goes.
+        let dependency_count = offsets[node_count];
+        let mut sources: Vec<TxnId> = vec![0; dependency_count];
+        let mut kinds = vec![Kinds::NONE; dependency_count];
+        // `next[t]` is where the next dependency into `t` goes.
         let mut next: Vec<usize> = offsets[..node_count].to_vec();
         let mut put = |from: TxnId, to: TxnId, kind: Kinds| {
-            let slot = &mut next[from as usize];
-            targets[*slot] = to;
+            let slot = &mut next[to as usize];
+            sources[*slot] = from;
             kinds[*slot] = kind;
             *slot += 1;
         };
@@ -240,8 +244,8 @@ impl DepGraph {
             }
         }
         drop(next);
-        // Repeated edges change no component.
-        let mut components: Vec<Vec<TxnId>> = strongly_connected(&offsets, &targets)
+        // The reversed graph has the same components; repeated dependencies change none.
+        let mut components: Vec<Vec<TxnId>> = strongly_connected(&offsets, &sources)
             .into_iter()
             .map(|mut c| {
                 c.sort_unstable();
@@ -251,20 +255,43 @@ impl DepGraph {
         components.sort_unstable_by_key(|c| c[0]);
         let mut in_cycle = FixedBitSet::with_capacity(node_count);
         components.iter().flatten().for_each(|&t| in_cycle.insert(t as usize));
-        // Each range of sources merges the buckets of its transactions in a component, in place.
-        let mut pieces: Vec<Piece<'_>> = Vec::new();
-        let (mut rest_targets, mut rest_kinds) = (&mut targets[..], &mut kinds[..]);
-        for ids in crate::chunks::ranges(node_count) {
-            let len = offsets[ids.end as usize] - offsets[ids.start as usize];
-            let (piece_targets, after_targets) = std::mem::take(&mut rest_targets).split_at_mut(len);
-            let (piece_kinds, after_kinds) = std::mem::take(&mut rest_kinds).split_at_mut(len);
-            if (ids.start..ids.end).any(|t| in_cycle.contains(t as usize)) {
-                pieces.push(Piece { ids, targets: piece_targets, kinds: piece_kinds });
+        let mut members: Vec<TxnId> = components.iter().flatten().copied().collect();
+        members.sort_unstable();
+        // The dependencies between the members, forward, sorted, those between the same two merged.
+        let mut between: Vec<(TxnId, TxnId, Kinds)> = members
+            .par_iter()
+            .flat_map_iter(|&to| {
+                let into = offsets[to as usize]..offsets[to as usize + 1];
+                sources[into.clone()]
+                    .iter()
+                    .zip(&kinds[into])
+                    .filter(|(from, _)| in_cycle.contains(**from as usize))
+                    .map(move |(&from, &kind)| (from, to, kind))
+            })
+            .collect();
+        drop((offsets, sources, kinds));
+        between.par_sort_unstable_by_key(|&(from, to, _)| (from, to));
+        let mut starts = Vec::with_capacity(members.len() + 1);
+        let (mut targets, mut kinds): (Vec<TxnId>, Vec<Kinds>) = (Vec::new(), Vec::new());
+        let mut edges = between.into_iter().peekable();
+        for &m in &members {
+            starts.push(targets.len());
+            while let Some((from, to, kind)) = edges.next_if(|e| e.0 == m) {
+                match targets.last() {
+                    Some(&last) if last == to && targets.len() > starts[starts.len() - 1] => {
+                        let merged = kinds.last_mut().expect("a kind beside each target");
+                        *merged = merged.union(kind);
+                    }
+                    _ => {
+                        targets.push(to);
+                        kinds.push(kind);
+                    }
+                }
+                debug_assert!(from == m);
             }
-            (rest_targets, rest_kinds) = (after_targets, after_kinds);
         }
-        pieces.into_par_iter().for_each(|piece| piece.merge(&offsets, &in_cycle));
-        DepGraph { offsets, targets, kinds, kind_counts, components, in_cycle }
+        starts.push(targets.len());
+        DepGraph { node_count, kind_counts, dependency_count, components, members, starts, targets, kinds }
     }
 
     /// A graph over `node_count` transactions with these dependencies: the shorthand tests use.
@@ -276,14 +303,14 @@ impl DepGraph {
         DepGraph::build(node_count, list)
     }
 
-    /// The number of transactions.
-    pub fn node_count(&self) -> usize {
-        self.offsets.len() - 1
-    }
-
     /// Whether no transaction depends on another.
     pub fn is_empty(&self) -> bool {
-        self.targets.is_empty()
+        self.dependency_count == 0
+    }
+
+    /// The number of transactions.
+    pub fn node_count(&self) -> usize {
+        self.node_count
     }
 
     /// How many dependencies of each kind were inferred, before merging.
@@ -291,24 +318,22 @@ impl DepGraph {
         self.kind_counts[kind as usize]
     }
 
-    /// The merged edges out of `from`: none unless it is in a cyclic component.
+    /// The edges out of `from` to transactions of cyclic components: none unless it is in one.
     fn out_of(&self, from: TxnId) -> std::ops::Range<usize> {
-        let start = self.offsets[from as usize];
-        if !self.in_cycle.contains(from as usize) {
-            return start..start;
+        match self.members.binary_search(&from) {
+            Ok(i) => self.starts[i]..self.starts[i + 1],
+            Err(_) => 0..0,
         }
-        let bucket = &self.kinds[start..self.offsets[from as usize + 1]];
-        start..start + bucket.iter().position(|&k| k == Kinds::NONE).unwrap_or(bucket.len())
     }
 
-    /// The transactions `from` must precede, each once with the kinds of its edge, in order, if `from`
-    /// is in a cyclic component; none if it is not, as no cycle passes through it.
+    /// The transactions of cyclic components `from` must precede, each once with the kinds of its edge,
+    /// in order, if `from` is in a cyclic component; none if it is not, as no cycle passes through it.
     pub fn successors(&self, from: TxnId) -> impl Iterator<Item = (TxnId, Kinds)> + '_ {
         let out = self.out_of(from);
         self.targets[out.clone()].iter().copied().zip(self.kinds[out].iter().copied())
     }
 
-    /// The kinds on the edge `from -> to`, if there is one and `from` is in a cyclic component.
+    /// The kinds on the edge `from -> to`, if there is one and both are in cyclic components.
     pub fn kinds(&self, from: TxnId, to: TxnId) -> Kinds {
         let out = self.out_of(from);
         match self.targets[out.clone()].binary_search(&to) {
@@ -321,44 +346,6 @@ impl DepGraph {
     /// Each component is sorted; components come in order of their smallest member.
     pub fn cyclic_components(&self) -> &[Vec<TxnId>] {
         &self.components
-    }
-}
-
-/// A range of transactions whose buckets to merge (those in a cyclic component), with the range's
-/// targets and kinds.
-struct Piece<'a> {
-    ids: std::ops::Range<TxnId>,
-    targets: &'a mut [TxnId],
-    kinds: &'a mut [Kinds],
-}
-
-impl Piece<'_> {
-    /// Sorts each bucket of a transaction in `in_cycle` by target and merges the kinds of equal
-    /// targets, keeping the distinct targets at the bucket's start and no kind after them; `offsets`
-    /// are the buckets' bounds in the whole graph.
-    fn merge(self, offsets: &[usize], in_cycle: &FixedBitSet) {
-        let base = offsets[self.ids.start as usize];
-        let mut bucket: Vec<(TxnId, Kinds)> = Vec::new();
-        for t in self.ids.clone().filter(|&t| in_cycle.contains(t as usize)) {
-            let range = offsets[t as usize] - base..offsets[t as usize + 1] - base;
-            bucket.clear();
-            bucket.extend(self.targets[range.clone()].iter().copied().zip(self.kinds[range.clone()].iter().copied()));
-            bucket.sort_unstable_by_key(|&(to, _)| to);
-            let mut kept = 0;
-            for j in 0..bucket.len() {
-                if kept > 0 && bucket[kept - 1].0 == bucket[j].0 {
-                    bucket[kept - 1].1 = bucket[kept - 1].1.union(bucket[j].1);
-                } else {
-                    bucket[kept] = bucket[j];
-                    kept += 1;
-                }
-            }
-            for (j, &(to, kinds)) in bucket[..kept].iter().enumerate() {
-                self.targets[range.start + j] = to;
-                self.kinds[range.start + j] = kinds;
-            }
-            self.kinds[range.start + kept..range.end].fill(Kinds::NONE);
-        }
     }
 }
 
@@ -485,7 +472,7 @@ mod tests {
     }
 
     #[test]
-    fn parallel_dependencies_in_a_cycle_merge_into_one_edge_and_a_transaction_in_no_cycle_has_none_to_follow() {
+    fn parallel_dependencies_in_a_cycle_merge_into_one_edge_and_no_edge_leads_out_of_the_cyclic_components() {
         let g = graph(
             4,
             &[
@@ -500,8 +487,9 @@ mod tests {
         assert_eq!(g.cyclic_components(), vec![vec![0, 1]]);
         assert_eq!(g.kinds(0, 1), Kinds::of(&[Kind::Ww, Kind::Realtime]));
         assert_eq!(g.kinds(1, 0), Kinds::of(&[Kind::Rw]));
-        // An edge out of the component is kept: a cycle search sees where its members lead.
-        assert_eq!(g.successors(1).collect::<Vec<_>>(), vec![(0, Kind::Rw.only()), (2, Kind::Rw.only())]);
+        // An edge out of the component is never followed, and not kept.
+        assert_eq!(g.successors(1).collect::<Vec<_>>(), vec![(0, Kind::Rw.only())]);
+        assert_eq!(g.kinds(1, 2), Kinds::NONE);
         assert_eq!(g.successors(0).collect::<Vec<_>>(), vec![(1, Kinds::of(&[Kind::Ww, Kind::Realtime]))]);
         // 2 is in no cycle: its edge is never followed.
         assert_eq!(g.successors(2).count(), 0);
@@ -535,7 +523,15 @@ mod tests {
             pairs.sort_unstable();
             pairs.dedup();
             let edges: Vec<(u32, u32, Kind)> = pairs.iter().map(|&(a, b)| (a, b, Kind::Ww)).collect();
-            let g = graph(n, &edges);
+            // The graph in compressed sparse row form, as `DepGraph::build` gives it to the search.
+            let mut offsets = vec![0usize; n + 1];
+            let targets: Vec<u32> = pairs.iter().filter(|(a, b)| a != b).map(|&(_, b)| b).collect();
+            for &(a, _) in pairs.iter().filter(|(a, b)| a != b) {
+                offsets[a as usize + 1] += 1;
+            }
+            for i in 0..n {
+                offsets[i + 1] += offsets[i];
+            }
             let sorted = |components: Vec<Vec<u32>>| -> Vec<Vec<u32>> {
                 components
                     .into_iter()
@@ -545,7 +541,12 @@ mod tests {
                     })
                     .collect()
             };
-            let ours = sorted(strongly_connected(&g.offsets, &g.targets));
+            let ours = sorted(strongly_connected(&offsets, &targets));
+            assert_eq!(graph(n, &edges).cyclic_components(), {
+                let mut by_first = ours.clone();
+                by_first.sort_unstable_by_key(|c| c[0]);
+                by_first
+            });
             let mut csr: Csr<(), (), Directed, u32> =
                 Csr::from_sorted_edges(&pairs.iter().filter(|(a, b)| a != b).copied().collect::<Vec<_>>())
                     .expect("sorted");
@@ -558,7 +559,7 @@ mod tests {
     }
 
     #[test]
-    fn a_graph_merged_on_all_cores_holds_exactly_the_edges_out_of_its_cyclic_component() {
+    fn a_graph_holds_exactly_the_edges_within_its_cyclic_component_merged() {
         let n = 100_003u32;
         // A ring through the first transactions makes them one component; the others only lead forward,
         // so each is in none.
@@ -574,7 +575,7 @@ mod tests {
             edges.push((from, to, kind));
         }
         for &(from, to, kind) in &edges {
-            if from != to && from < ring {
+            if from != to && from < ring && to < ring {
                 let kinds = reference.entry((from, to)).or_insert(Kinds::NONE);
                 *kinds = kinds.union(kind.only());
             }
