@@ -34,7 +34,10 @@ pub(crate) fn check(ops: &[Op], pairing: &Pairing, mut facts: MopFacts) -> Resul
     if facts.string_writes {
         return check_unique_writes_by_table(ops, pairing);
     }
-    facts.sort();
+    facts.settle_writes();
+    if facts.none_repeated {
+        return Ok(());
+    }
     let MopFacts { appends, writes, .. } = facts;
     let repeated = |written: &[Written], verb: &'static str| {
         written
@@ -89,8 +92,11 @@ pub(crate) struct MopFacts {
     writes: Vec<Written>,
     /// Whether a transaction wrote a string key (its writes are then checked through a table).
     string_writes: bool,
-    /// Whether `appends` and `writes` are sorted, and nothing was noted since.
-    sorted: bool,
+    /// Whether [`MopFacts::settle_writes`] settled `appends` and `writes` (told that no value repeats, or sorted
+    /// them), and nothing was noted since.
+    settled: bool,
+    /// Whether, when settled, no value was told to repeat without sorting.
+    none_repeated: bool,
 }
 
 impl MopFacts {
@@ -115,16 +121,24 @@ impl MopFacts {
         }
     }
 
-    /// Sorts what was written (for integer keys), unless it is sorted already: [`check`] sorts it, and
-    /// a caller with a core to spare while it pairs operations can sort it first.
-    /// With a string key written there is nothing to sort: those writes are checked through a table.
-    pub(crate) fn sort(&mut self) {
-        if self.sorted || self.string_writes {
+    /// Settles what was written (for integer keys), unless it is settled already: [`check`] settles it,
+    /// and a caller with a core to spare while it pairs operations can settle it first. Where keys and
+    /// values are small enough to tell at once that no value repeats ([`none_repeated_densely`]), that
+    /// is all; otherwise, and where one does repeat, what was written is sorted, so the first repeat can
+    /// be found. With a string key written there is nothing to settle: those writes are checked through
+    /// a table.
+    pub(crate) fn settle_writes(&mut self) {
+        if self.settled || self.string_writes {
             return;
         }
-        self.appends.par_sort_unstable();
-        self.writes.par_sort_unstable();
-        self.sorted = true;
+        self.settled = true;
+        let (appends, writes) =
+            rayon::join(|| none_repeated_densely(&self.appends), || none_repeated_densely(&self.writes));
+        self.none_repeated = appends == Some(true) && writes == Some(true);
+        if !self.none_repeated {
+            self.appends.par_sort_unstable();
+            self.writes.par_sort_unstable();
+        }
     }
 
     /// Notes the writes of the transaction `op` (at `position`) stands for.
@@ -138,7 +152,7 @@ impl MopFacts {
             match key {
                 Key::Int(key) => {
                     written.push(Written { key: *key, value, at: place(position, m) });
-                    self.sorted = false;
+                    self.settled = false;
                 }
                 Key::Str(_) => self.string_writes = true,
             }
@@ -154,7 +168,7 @@ impl MopFacts {
             all.extend(more.drain(..).map(|w| Written { at: w.at + shift, ..w }));
         }
         self.string_writes |= later.string_writes;
-        self.sorted = false;
+        self.settled = false;
         later.clear();
     }
 
@@ -165,7 +179,8 @@ impl MopFacts {
         self.appends.clear();
         self.writes.clear();
         self.string_writes = false;
-        self.sorted = false;
+        self.settled = false;
+        self.none_repeated = false;
     }
 
     /// Gives back the room grown beyond the facts gathered.
@@ -173,6 +188,46 @@ impl MopFacts {
         self.appends.shrink_to_fit();
         self.writes.shrink_to_fit();
     }
+}
+
+/// Whether no value is written twice to one key, told without sorting where keys and values are small
+/// non-negative integers, as generated histories number them (keys 0, 1, 2, ...; each key's values 1, 2,
+/// 3, ...): one bit for each value up to each key's greatest, set as each write is met, in two passes
+/// over `written` that stay in cache. `None` where keys or values are negative, or too large or sparse
+/// for the bits to stay few (no more than eight for each write). A `Some(false)` says only that some
+/// value repeats: which repeat comes first is for the sorted path to find.
+fn none_repeated_densely(written: &[Written]) -> Option<bool> {
+    const MAX_KEYS: usize = 1 << 22;
+    // Per key, its greatest value plus one (0 for none).
+    let mut greatest: Vec<u32> = Vec::new();
+    for w in written {
+        let key = usize::try_from(w.key).ok().filter(|&k| k < MAX_KEYS.min(written.len() + 1024))?;
+        let above = u32::try_from(w.value).ok()?.checked_add(1)?;
+        if key >= greatest.len() {
+            greatest.resize(key + 1, 0);
+        }
+        greatest[key] = greatest[key].max(above);
+    }
+    let mut starts = Vec::with_capacity(greatest.len());
+    let mut bits = 0u64;
+    for &g in &greatest {
+        starts.push(bits);
+        bits += u64::from(g);
+    }
+    if bits > 8 * written.len() as u64 + 4096 {
+        return None;
+    }
+    let mut seen = vec![0u64; bits.div_ceil(64) as usize];
+    for w in written {
+        // In range: the first pass checked each key and value.
+        let bit = starts[w.key as usize] + w.value as u64;
+        let (word, mask) = ((bit / 64) as usize, 1u64 << (bit % 64));
+        if seen[word] & mask != 0 {
+            return Some(false);
+        }
+        seen[word] |= mask;
+    }
+    Some(true)
 }
 
 /// Whether the operation at `i` stands for its transaction's writes: its invoke, or its completion when
@@ -279,9 +334,10 @@ mod tests {
     fn mop(strings: bool) -> impl Strategy<Value = Mop> {
         let k = || key(strings);
         prop_oneof![
-            (k(), 0..6i64).prop_map(|(key, value)| Mop::Append { key, value }),
-            (k(), 0..6i64).prop_map(|(key, value)| Mop::Write { key, value, version: None }),
-            (k(), 0..6i64).prop_map(|(key, value)| Mop::Insert { key, value }),
+            // A negative value now and then leaves a history's repeats to sorting rather than bits.
+            (k(), -1..6i64).prop_map(|(key, value)| Mop::Append { key, value }),
+            (k(), -1..6i64).prop_map(|(key, value)| Mop::Write { key, value, version: None }),
+            (k(), -1..6i64).prop_map(|(key, value)| Mop::Insert { key, value }),
             k().prop_map(|key| Mop::Read { key, value: crate::mop::Observed::Nil }),
             k().prop_map(|key| Mop::Delete { key }),
         ]
@@ -311,6 +367,29 @@ mod tests {
                     .collect::<Vec<_>>()
             })
         })
+    }
+
+    fn written(pairs: &[(i64, i64)]) -> Vec<Written> {
+        pairs.iter().enumerate().map(|(i, &(key, value))| Written { key, value, at: place(i, 0) }).collect()
+    }
+
+    #[test]
+    fn a_repeat_is_told_at_once_where_keys_and_values_are_small_and_its_near_misses_are_not_repeats() {
+        // The same value on two keys, and two values of one key, are not repeats; value 0 and key 0 count.
+        let distinct = [(0, 0), (1, 0), (0, 1), (1, 1), (7, 3), (2, 40)];
+        assert_eq!(none_repeated_densely(&written(&distinct)), Some(true));
+        for repeat in [(0, 0), (1, 1), (7, 3), (2, 40)] {
+            let mut pairs = distinct.to_vec();
+            pairs.insert(3, repeat);
+            assert_eq!(none_repeated_densely(&written(&pairs)), Some(false), "{repeat:?} again");
+        }
+        assert_eq!(none_repeated_densely(&[]), Some(true));
+        // Negative keys or values, and values too sparse for few bits, are left to sorting.
+        assert_eq!(none_repeated_densely(&written(&[(0, 1), (-1, 1)])), None);
+        assert_eq!(none_repeated_densely(&written(&[(0, 1), (1, -1)])), None);
+        assert_eq!(none_repeated_densely(&written(&[(0, 1), (1, 1 << 20)])), None);
+        assert_eq!(none_repeated_densely(&written(&[(0, 1), (1 << 40, 1)])), None);
+        assert_eq!(none_repeated_densely(&written(&[(0, i64::from(u32::MAX))])), None);
     }
 
     proptest! {

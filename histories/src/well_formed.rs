@@ -136,12 +136,13 @@ pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
     let ParsedOps { mut ops, indices, processes: given, kinds, facts } = parsed;
     let index_of = |position: usize| indices[position].unwrap_or(position as u64);
     check_unique_indices(&ops, index_of)?;
-    // What was written is sorted for the rules across micro-ops while operations are paired.
+    // What was written is settled for the rules across micro-ops (told free of repeats, or sorted) while
+    // operations are paired.
     let (paired, facts) = rayon::join(
         || pair(&ops, &kinds, &given),
         move || {
             let mut facts = facts;
-            facts.sort();
+            facts.settle_writes();
             facts
         },
     );
