@@ -29,15 +29,20 @@ use crate::workload;
 
 /// Checks a history against the options.
 pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckError> {
-    let workload = match options.workload() {
-        Some(workload) => workload,
-        None => workload::detect(history)?,
-    };
+    let phase = Phase::start();
+    // The transactions need no workload (but the closed-predicate one, whose `init` op is one too): they
+    // are gathered beside telling the workload.
+    let (workload, txns) = rayon::join(
+        || match options.workload() {
+            Some(workload) => Ok(workload),
+            None => workload::detect(history),
+        },
+        || Txns::new(history),
+    );
+    let workload = workload?;
+    phase.done("workload, beside the transactions");
     match workload {
         Workload::ListAppend => {
-            let phase = Phase::start();
-            let txns = Txns::new(history);
-            phase.done("transactions");
             // The order needs only the transactions' times: it is built beside the index.
             let (index, order) = rayon::join(|| list_append::Index::new(&txns), || order_edges(&txns, options));
             phase.done("list-append index, beside the process or real-time order");
@@ -58,9 +63,6 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
         }
         Workload::RwRegister => {
             workload::refuse_init(history, workload)?;
-            let phase = Phase::start();
-            let txns = Txns::new(history);
-            phase.done("transactions");
             let (index, order) =
                 rayon::join(|| rw_register::Index::new(&txns, options.inference()), || order_edges(&txns, options));
             phase.done("rw-register index, beside the process or real-time order");
@@ -80,6 +82,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             Ok(conclude(history, &txns, workload, found, &explainer, options))
         }
         Workload::ClosedPredicate => {
+            drop(txns);
             let txns = Txns::with_init(history);
             let index = closed_predicate::Index::new(&txns)?;
             let order = order_edges(&txns, options);
