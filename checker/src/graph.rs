@@ -1,10 +1,10 @@
 //! The dependency graph between transactions: nodes are transactions (dense ids), each edge carries the
-//! set of dependency kinds that order its ends. Storage is a compressed sparse row graph of flat arrays,
-//! which scales to millions of transactions; strongly connected components come from an iterative
-//! Tarjan, and only the edges out of the transactions in a cyclic component are then merged, as they
-//! are the only ones a cycle search follows. This module owns building the graph and splitting it into
-//! components; it neither infers dependencies (the workload analyses do) nor searches cycles
-//! (`cycle_search`).
+//! set of dependency kinds that order its ends. The dependencies are bucketed by target in flat arrays
+//! (compressed sparse rows), which scale to millions of transactions; strongly connected components come
+//! from an iterative Tarjan on that reversed graph, and only the edges between the transactions of cyclic
+//! components are then kept, merged, as they are the only ones a cycle search follows. This module owns
+//! building the graph and splitting it into components; it neither infers dependencies (the workload
+//! analyses do) nor searches cycles (`cycle_search`).
 
 use fixedbitset::FixedBitSet;
 use petgraph::Directed;
@@ -185,11 +185,11 @@ pub struct DepGraph {
     /// smallest members.
     components: Vec<Vec<TxnId>>,
     /// Every transaction of a component, sorted; the edges out of `members[i]` are
-    /// `targets[starts[i]..starts[i + 1]]`, sorted, with their kinds beside them.
+    /// `edges[starts[i]..starts[i + 1]]`.
     members: Vec<TxnId>,
     starts: Vec<usize>,
-    targets: Vec<TxnId>,
-    kinds: Vec<Kinds>,
+    /// The edges between members as (from, to, kinds), sorted, one for each pair.
+    edges: Vec<(TxnId, TxnId, Kinds)>,
 }
 
 impl DepGraph {
@@ -253,12 +253,11 @@ impl DepGraph {
             })
             .collect();
         components.sort_unstable_by_key(|c| c[0]);
-        let mut in_cycle = FixedBitSet::with_capacity(node_count);
-        components.iter().flatten().for_each(|&t| in_cycle.insert(t as usize));
         let mut members: Vec<TxnId> = components.iter().flatten().copied().collect();
         members.sort_unstable();
+        let in_cycle = FixedBitSet::from_iter(members.iter().map(|&t| t as usize));
         // The dependencies between the members, forward, sorted, those between the same two merged.
-        let mut between: Vec<(TxnId, TxnId, Kinds)> = members
+        let mut edges: Vec<(TxnId, TxnId, Kinds)> = members
             .par_iter()
             .flat_map_iter(|&to| {
                 let into = offsets[to as usize]..offsets[to as usize + 1];
@@ -270,28 +269,16 @@ impl DepGraph {
             })
             .collect();
         drop((offsets, sources, kinds));
-        between.par_sort_unstable_by_key(|&(from, to, _)| (from, to));
-        let mut starts = Vec::with_capacity(members.len() + 1);
-        let (mut targets, mut kinds): (Vec<TxnId>, Vec<Kinds>) = (Vec::new(), Vec::new());
-        let mut edges = between.into_iter().peekable();
-        for &m in &members {
-            starts.push(targets.len());
-            while let Some((from, to, kind)) = edges.next_if(|e| e.0 == m) {
-                match targets.last() {
-                    Some(&last) if last == to && targets.len() > starts[starts.len() - 1] => {
-                        let merged = kinds.last_mut().expect("a kind beside each target");
-                        *merged = merged.union(kind);
-                    }
-                    _ => {
-                        targets.push(to);
-                        kinds.push(kind);
-                    }
-                }
-                debug_assert!(from == m);
+        edges.par_sort_unstable_by_key(|&(from, to, _)| (from, to));
+        edges.dedup_by(|later, kept| {
+            let same = (later.0, later.1) == (kept.0, kept.1);
+            if same {
+                kept.2 = kept.2.union(later.2);
             }
-        }
-        starts.push(targets.len());
-        DepGraph { node_count, kind_counts, dependency_count, components, members, starts, targets, kinds }
+            same
+        });
+        let starts = members.iter().map(|&m| edges.partition_point(|e| e.0 < m)).chain([edges.len()]).collect();
+        DepGraph { node_count, kind_counts, dependency_count, components, members, starts, edges }
     }
 
     /// A graph over `node_count` transactions with these dependencies: the shorthand tests use.
@@ -329,17 +316,13 @@ impl DepGraph {
     /// The transactions of cyclic components `from` must precede, each once with the kinds of its edge,
     /// in order, if `from` is in a cyclic component; none if it is not, as no cycle passes through it.
     pub fn successors(&self, from: TxnId) -> impl Iterator<Item = (TxnId, Kinds)> + '_ {
-        let out = self.out_of(from);
-        self.targets[out.clone()].iter().copied().zip(self.kinds[out].iter().copied())
+        self.edges[self.out_of(from)].iter().map(|&(_, to, kinds)| (to, kinds))
     }
 
     /// The kinds on the edge `from -> to`, if there is one and both are in cyclic components.
     pub fn kinds(&self, from: TxnId, to: TxnId) -> Kinds {
-        let out = self.out_of(from);
-        match self.targets[out.clone()].binary_search(&to) {
-            Ok(i) => self.kinds[out.start + i],
-            Err(_) => Kinds::NONE,
-        }
+        let out = &self.edges[self.out_of(from)];
+        out.binary_search_by_key(&to, |e| e.1).map_or(Kinds::NONE, |i| out[i].2)
     }
 
     /// The strongly connected components with more than one transaction: every cycle lies in one.
