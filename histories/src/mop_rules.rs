@@ -107,14 +107,10 @@ impl MopFacts {
         if process == Some(Process::Nemesis) {
             return;
         }
-        for (m, key) in op.mops().iter().enumerate().filter_map(|(m, mop)| Some((m, mop.key()?))) {
-            let first_of_its_type = match key {
-                Key::Int(_) => &mut self.first_int,
-                Key::Str(_) => &mut self.first_str,
-            };
-            if first_of_its_type.is_none() {
-                *first_of_its_type = Some(place(position, m));
-            }
+        // Once a key of each type is found, nothing is left to look for; once an integer key is, only a
+        // string key is looked for (the usual case: every key an integer).
+        if self.first_int.is_none() || self.first_str.is_none() {
+            self.note_first_keys(position, op);
         }
         if op.kind == OpType::Invoke {
             self.note_writes(position, op);
@@ -138,6 +134,27 @@ impl MopFacts {
         if !self.none_repeated {
             self.appends.par_sort_unstable();
             self.writes.par_sort_unstable();
+        }
+    }
+
+    /// Notes where the first integer key and the first string key are, if `op` (at `position`) has the
+    /// first of either.
+    fn note_first_keys(&mut self, position: usize, op: &Op) {
+        let mops = op.mops();
+        if self.first_int.is_some() {
+            if let Some(m) = mops.iter().position(|mop| matches!(mop.key(), Some(Key::Str(_)))) {
+                self.first_str = Some(place(position, m));
+            }
+            return;
+        }
+        for (m, key) in mops.iter().enumerate().filter_map(|(m, mop)| Some((m, mop.key()?))) {
+            let first_of_its_type = match key {
+                Key::Int(_) => &mut self.first_int,
+                Key::Str(_) => &mut self.first_str,
+            };
+            if first_of_its_type.is_none() {
+                *first_of_its_type = Some(place(position, m));
+            }
         }
     }
 

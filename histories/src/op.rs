@@ -250,8 +250,9 @@ impl Op {
         extra: Vec<(Box<str>, serde_json::Value)>,
         at: Position,
     ) -> Op {
-        let rare = RareFields { f, error, commit_order, extra };
-        let rare = (!rare.is_default()).then(|| Box::new(rare));
+        // Asked field by field, before building anything: nearly every operation has no rare field.
+        let plain = f == Function::Txn && error.is_none() && commit_order.is_none() && extra.is_empty();
+        let rare = (!plain).then(|| Box::new(RareFields { f, error, commit_order, extra }));
         let mut op = Op { index: 0, time: NO_TIME, process: 0, value, at, kind, rare };
         op.set_time(time);
         op
