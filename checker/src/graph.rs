@@ -222,10 +222,11 @@ impl DepGraph {
         let dependency_count = offsets[node_count];
         let mut sources: Vec<TxnId> = vec![0; dependency_count];
         let mut kinds = vec![Kinds::NONE; dependency_count];
-        // `next[t]` is where the next dependency into `t` goes.
-        let mut next: Vec<usize> = offsets[..node_count].to_vec();
+        // `offsets[t]` is where the next dependency into `t` goes (no array of its own: at 10M transactions
+        // that was 80 MB more at the peak); once all are in, it is where `t`'s dependencies end, so the
+        // offsets are moved up one place after.
         let mut put = |from: TxnId, to: TxnId, kind: Kinds| {
-            let slot = &mut next[to as usize];
+            let slot = &mut offsets[to as usize];
             sources[*slot] = from;
             kinds[*slot] = kind;
             *slot += 1;
@@ -243,7 +244,8 @@ impl DepGraph {
                 }
             }
         }
-        drop(next);
+        offsets.copy_within(..node_count, 1);
+        offsets[0] = 0;
         // The reversed graph has the same components; repeated dependencies change none.
         let mut components: Vec<Vec<TxnId>> = strongly_connected(&offsets, &sources)
             .into_iter()
