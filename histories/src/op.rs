@@ -196,7 +196,17 @@ impl RareFields {
     /// Whether every field has its default, the case of nearly every operation: asked without building
     /// (and dropping) a default to compare with.
     fn is_default(&self) -> bool {
-        self.f == Function::Txn && self.error.is_none() && self.commit_order.is_none() && self.extra.is_empty()
+        RareFields::all_default(&self.f, self.error.as_deref(), self.commit_order, &self.extra)
+    }
+
+    /// Whether these would be the default rare fields: asked before a box is built for them.
+    fn all_default(
+        f: &Function,
+        error: Option<&str>,
+        commit_order: Option<i64>,
+        extra: &[(Box<str>, serde_json::Value)],
+    ) -> bool {
+        *f == Function::Txn && error.is_none() && commit_order.is_none() && extra.is_empty()
     }
 }
 
@@ -250,8 +260,8 @@ impl Op {
         extra: Vec<(Box<str>, serde_json::Value)>,
         at: Position,
     ) -> Op {
-        // Asked field by field, before building anything: nearly every operation has no rare field.
-        let plain = f == Function::Txn && error.is_none() && commit_order.is_none() && extra.is_empty();
+        // Asked before building anything: nearly every operation has no rare field.
+        let plain = RareFields::all_default(&f, error.as_deref(), commit_order, &extra);
         let rare = (!plain).then(|| Box::new(RareFields { f, error, commit_order, extra }));
         let mut op = Op { index: 0, time: NO_TIME, process: 0, value, at, kind, rare };
         op.set_time(time);
