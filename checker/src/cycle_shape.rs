@@ -108,7 +108,7 @@ mod tests {
     }
 
     fn read() -> Mop {
-        Mop::Read { key: Key::Int(1), value: Observed::List(vec![1]) }
+        Mop::Read { key: Key::Int(1), value: Observed::List(vec![1].into()) }
     }
 
     fn append() -> Mop {

@@ -282,7 +282,7 @@ impl<'a> Search<'a> {
                     && mops.len() == mask.len()
                 {
                     let mut keep = mask.iter();
-                    mops.retain(|_| keep.next().copied().unwrap_or(true));
+                    *mops = mops.iter().filter(|_| keep.next().copied().unwrap_or(true)).cloned().collect();
                 }
                 op
             })

@@ -59,7 +59,7 @@ fn replicate(history: &History, copies: usize) -> History {
             copy.set_time(op.time().map(|t| t + time_span * c as i64));
             copy.set_commit_order(op.commit_order().map(|o| o + order_span * c as i64));
             if let OpValue::Txn(_) = op.value {
-                copy.value = OpValue::Txn(mops);
+                copy.value = OpValue::Txn(mops.into());
             }
             all.push(copy);
         }
@@ -179,7 +179,7 @@ fn of_several_faults_in_different_ranges_the_first_in_history_order_is_reported(
     let first = message(&[append(24_000), append(3_000), append(17_000)]);
     assert!(first.contains("[append 1003000 1] is a list-append micro-op"), "{first}");
     // A list read in the range before an append: the read.
-    let read = (9_000, Mop::Read { key: Key::Int(2_000_000), value: histories::Observed::List(vec![1]) });
+    let read = (9_000, Mop::Read { key: Key::Int(2_000_000), value: histories::Observed::List(vec![1].into()) });
     let second = message(&[append(17_000), read]);
     assert!(second.contains("[r 2000000 [1]] is a list-append micro-op"), "{second}");
 }

@@ -166,9 +166,11 @@ impl StaleRead {
         let (r, i, w, ends_intermediate) = candidates[pick.index(candidates.len())];
         let mut ops = history.ops().to_vec();
         let OpValue::Txn(mops) = &mut ops[r.completion_at].value else { unreachable!("a transaction") };
-        let Mop::Read { key, value: Observed::List(l) } = &mut mops[i] else { unreachable!("a list read") };
-        l.pop();
-        let key = key.clone();
+        let key = mops.edit(|mops| {
+            let Mop::Read { key, value: Observed::List(l) } = &mut mops[i] else { unreachable!("a list read") };
+            l.edit(|l| l.pop());
+            key.clone()
+        });
         let corrupted = rebuilt(ops);
         let (r_index, w_index) = (r.index(&corrupted), w.index(&corrupted));
         Some(StaleRead { corrupted, r_index, w_index, key, ends_intermediate })
@@ -285,13 +287,15 @@ proptest! {
         let mut ops = history.into_ops();
         for op in ops.iter_mut().filter(|op| op.kind == OpType::Ok) {
             if let OpValue::Txn(mops) = &mut op.value {
-                for mop in mops.iter_mut() {
-                    if let Mop::Read { key: k, value: Observed::List(l) } = mop
-                        && *k == key
-                    {
-                        l.retain(|&x| x != e);
+                mops.edit(|mops| {
+                    for mop in mops.iter_mut() {
+                        if let Mop::Read { key: k, value: Observed::List(l) } = mop
+                            && *k == key
+                        {
+                            l.edit(|l| l.retain(|&x| x != e));
+                        }
                     }
-                }
+                });
             }
         }
         let corrupted = rebuilt(ops);

@@ -104,8 +104,10 @@ fn writer(history: &History, key: &Key, value: i64) -> Txn {
 fn with_read(history: &History, completion_at: usize, mop: usize, value: Observed) -> History {
     let mut ops: Vec<Op> = history.ops().to_vec();
     let OpValue::Txn(mops) = &mut ops[completion_at].value else { unreachable!("a transaction") };
-    let Mop::Read { value: read, .. } = &mut mops[mop] else { unreachable!("a read") };
-    *read = value;
+    mops.edit(|mops| {
+        let Mop::Read { value: read, .. } = &mut mops[mop] else { unreachable!("a read") };
+        *read = value;
+    });
     History::from_ops(ops).expect("a corruption keeps the history well formed")
 }
 

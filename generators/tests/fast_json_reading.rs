@@ -28,11 +28,13 @@ fn with_every_field(ops: &[Op]) -> Vec<Op> {
                 OpType::Ok => {
                     op.set_commit_order(Some(i as i64 - 50));
                     if let OpValue::Txn(mops) = &mut op.value {
-                        for (n, mop) in mops.iter_mut().enumerate() {
-                            if let Mop::Write { version, .. } = mop {
-                                *version = histories::WriteVersion::new((i * 8 + n) as i64);
+                        mops.edit(|mops| {
+                            for (n, mop) in mops.iter_mut().enumerate() {
+                                if let Mop::Write { version, .. } = mop {
+                                    *version = histories::WriteVersion::new((i * 8 + n) as i64);
+                                }
                             }
-                        }
+                        });
                     }
                 }
                 OpType::Invoke => {}

@@ -13,6 +13,7 @@ use crate::key::Key;
 use crate::mop::{Mop, Observed, Predicate, Rows};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::{LineIndex, Position};
+use crate::shared_slice::SharedSlice;
 use crate::well_formed::ParsedOp;
 use crate::write_version::WriteVersion;
 
@@ -127,7 +128,7 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
     let mut op = ParsedOp {
         index: None,
         process: None,
-        op: Op::new(OpType::Invoke, Process::Client(0), Function::Txn, OpValue::Txn(Vec::new())),
+        op: Op::new(OpType::Invoke, Process::Client(0), Function::Txn, OpValue::Txn(SharedSlice::new())),
     };
     op.op.at = at;
     let mut extra = Vec::new();
@@ -217,9 +218,9 @@ fn value_from_edn(v: &Edn<'_>, process: Option<Process>, f: &Function) -> Result
         return Ok(OpValue::Rows(Box::new(rows_from_edn(v)?.unwrap_or_default())));
     }
     match v {
-        Edn::Nil => Ok(OpValue::Txn(Vec::new())),
+        Edn::Nil => Ok(OpValue::Txn(SharedSlice::new())),
         Edn::Vector(mops) | Edn::List(mops) => {
-            mops.iter().map(mop_from_edn).collect::<Result<_, _>>().map(OpValue::Txn)
+            shared(mops.iter().map(mop_from_edn).collect::<Result<_, _>>()?).map(OpValue::Txn)
         }
         other => Err(shape(format!("expected a vector of micro-ops as the :value, found {}", brief(other)))),
     }
@@ -305,6 +306,13 @@ fn key_from_edn(v: &Edn<'_>) -> Result<Key, Problem> {
     }
 }
 
+/// The items of an EDN vector, refused when more than a history keeps in one array.
+fn shared<T>(items: Vec<T>) -> Result<SharedSlice<T>, Problem> {
+    SharedSlice::try_from_vec(items).map_err(|items| {
+        shape(format!("{} items in one vector: at most {} are supported", items.len(), SharedSlice::<T>::MAX_LEN))
+    })
+}
+
 fn observed_from_edn(v: &Edn<'_>, mop: &Edn<'_>) -> Result<Observed, Problem> {
     match v {
         Edn::Nil => Ok(Observed::Nil),
@@ -320,6 +328,7 @@ fn observed_from_edn(v: &Edn<'_>, mop: &Edn<'_>) -> Result<Observed, Problem> {
                 ))),
             })
             .collect::<Result<_, _>>()
+            .and_then(shared)
             .map(Observed::List),
         other => Err(shape(format!(
             "expected a read value (nil, an integer or a vector of integers), found {}",

@@ -13,6 +13,7 @@ use crate::key::Key;
 use crate::mop::{Mop, Observed};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::Position;
+use crate::shared_slice::{BlockWriter, SharedSlice};
 use crate::well_formed::{ParsedOp, ParsedOps};
 use crate::write_version::WriteVersion;
 
@@ -25,19 +26,20 @@ const MAX_DIGITS: usize = 18;
 /// must decide what it means.
 pub(crate) fn parse_into(text: &str, origin: Position, into: &mut ParsedOps) -> bool {
     thread_local! {
-        static SCRATCH: std::cell::RefCell<Scratch> = const {
-            std::cell::RefCell::new(Scratch { mops: Vec::new(), list: Vec::new() })
-        };
+        static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
     }
     SCRATCH.with(|scratch| parse_with(text, origin, &mut scratch.borrow_mut(), into)).is_some()
 }
 
-/// Buffers a thread reuses from one object to the next: a transaction's micro-ops and a read's list
-/// are collected here and copied out at their exact length, as the general reader keeps them (a
-/// history holds millions, and vectors grown by doubling would waste a third of their memory).
+/// What a thread reuses from one object to the next: a transaction's micro-ops and a read's list are
+/// collected in buffers, then moved into the thread's blocks of micro-ops and of lists, at their exact
+/// length and with no allocation of their own (a history holds millions of both).
+#[derive(Default)]
 struct Scratch {
     mops: Vec<Mop>,
     list: Vec<i64>,
+    mop_blocks: BlockWriter<Mop>,
+    list_blocks: BlockWriter<i64>,
 }
 
 fn parse_with(text: &str, origin: Position, scratch: &mut Scratch, into: &mut ParsedOps) -> Option<()> {
@@ -345,12 +347,12 @@ impl<'a> Scanner<'a, '_> {
     }
 
     /// A transaction's micro-ops.
-    fn mops(&mut self) -> Option<Vec<Mop>> {
+    fn mops(&mut self) -> Option<SharedSlice<Mop>> {
         self.byte(b'[')?;
         self.spaces();
         if self.peek() == Some(b']') {
             self.at += 1;
-            return Some(Vec::new());
+            return Some(SharedSlice::new());
         }
         self.scratch.mops.clear();
         loop {
@@ -361,10 +363,8 @@ impl<'a> Scanner<'a, '_> {
                 break;
             }
         }
-        // Moved out in one copy, into a vector of their exact length.
-        let mut mops = Vec::with_capacity(self.scratch.mops.len());
-        mops.append(&mut self.scratch.mops);
-        Some(mops)
+        // Moved out in one copy, into this thread's block of micro-ops.
+        self.scratch.mop_blocks.take(&mut self.scratch.mops)
     }
 
     /// One micro-op: `["append", k, v]`, `["r", k]`, `["r", k, v]`, `["w", k, v]` or `["w", k, v, n]`.
@@ -427,11 +427,11 @@ impl<'a> Scanner<'a, '_> {
                 self.spaces();
                 if self.peek() == Some(b']') {
                     self.at += 1;
-                    return Some(Observed::List(Vec::new()));
+                    return Some(Observed::List(SharedSlice::new()));
                 }
                 self.scratch.list.clear();
                 self.elements()?;
-                Some(Observed::List(self.scratch.list.as_slice().to_vec()))
+                self.scratch.list_blocks.copy(&self.scratch.list).map(Observed::List)
             }
             _ => self.integer().map(Observed::Int),
         }

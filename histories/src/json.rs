@@ -16,6 +16,7 @@ use crate::error::Problem;
 use crate::mop::{MaybeRows, Mop, Mops};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::{LineIndex, Position};
+use crate::shared_slice::SharedSlice;
 use crate::well_formed::{ParsedOp, ParsedOps};
 
 /// A problem at a position, before the file name is attached.
@@ -343,7 +344,7 @@ pub(crate) fn parse_object_in_general(text: &str, origin: Position) -> Result<Pa
     }
     let f = raw.f.unwrap_or(Function::Txn);
     let value = match raw.value {
-        None => OpValue::Txn(Vec::new()),
+        None => OpValue::Txn(SharedSlice::new()),
         Some(value) => {
             let value_origin =
                 origin.then(Position::new(1, (value.get().as_ptr() as usize - text.as_ptr() as usize) as u32 + 1));
@@ -379,12 +380,12 @@ fn parse_value(json: &str, process: Option<Process>, f: &Function) -> serde_json
         return Ok(OpValue::Rows(Box::new(rows.unwrap_or_default())));
     }
     if json == "null" {
-        return Ok(OpValue::Txn(Vec::new()));
+        return Ok(OpValue::Txn(SharedSlice::new()));
     }
     let mut de = serde_json::Deserializer::from_str(json);
     let mops = Mops.deserialize(&mut de)?;
     de.end()?;
-    Ok(OpValue::Txn(mops))
+    SharedSlice::try_from_vec(mops).map(OpValue::Txn).map_err(|mops| crate::shared_slice::too_long(mops.len()))
 }
 
 fn json_position(e: &serde_json::Error) -> Position {

@@ -11,6 +11,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::key::Key;
+use crate::shared_slice::{BlockWriter, SharedSlice, too_long};
 use crate::write_version::WriteVersion;
 
 /// Rows returned by a predicate read, or fixed by an `init` op: keys to integer values.
@@ -23,7 +24,7 @@ pub enum Observed {
     /// in an `ok` register read, the initial, never-written state.
     Nil,
     /// A list, as a list-append read returns it.
-    List(Vec<i64>),
+    List(SharedSlice<i64>),
     /// An integer, as a register read returns it.
     Int(i64),
 }
@@ -411,18 +412,19 @@ impl<'de> Visitor<'de> for ObservedVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Observed, A::Error> {
-        // Collect into a reused buffer and copy out at the exact length: a history holds millions of
-        // reads, and a vector grown by doubling would waste a third of their memory.
+        // Collect into a reused buffer and copy out into this thread's block of lists: a history holds
+        // millions of reads, and a vector each would cost an allocation each.
         thread_local! {
-            static SCRATCH: std::cell::RefCell<Vec<i64>> = const { std::cell::RefCell::new(Vec::new()) };
+            static SCRATCH: std::cell::RefCell<(Vec<i64>, BlockWriter<i64>)> =
+                std::cell::RefCell::new((Vec::new(), BlockWriter::new()));
         }
         SCRATCH.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            scratch.clear();
+            let (list, lists) = &mut *scratch.borrow_mut();
+            list.clear();
             while let Some(IntValue(x)) = seq.next_element()? {
-                scratch.push(x);
+                list.push(x);
             }
-            Ok(Observed::List(scratch.to_vec()))
+            lists.copy(list).map(Observed::List).ok_or_else(|| too_long(list.len()))
         })
     }
 }
@@ -629,7 +631,7 @@ mod tests {
         assert_eq!(mop(r#"["append", 3, 12]"#), Ok(Mop::Append { key: Key::Int(3), value: 12 }));
         assert_eq!(
             mop(r#"["r", 4, [1, 2, 9]]"#),
-            Ok(Mop::Read { key: Key::Int(4), value: Observed::List(vec![1, 2, 9]) })
+            Ok(Mop::Read { key: Key::Int(4), value: Observed::List(vec![1, 2, 9].into()) })
         );
         assert_eq!(mop(r#"["r", "x", 5]"#), Ok(Mop::Read { key: "x".into(), value: Observed::Int(5) }));
         assert_eq!(mop(r#"["r", "x", null]"#), Ok(Mop::Read { key: "x".into(), value: Observed::Nil }));
@@ -694,7 +696,7 @@ mod tests {
 
     #[test]
     fn displays_in_elles_notation() {
-        let m = Mop::Read { key: Key::Int(4), value: Observed::List(vec![1, 2]) };
+        let m = Mop::Read { key: Key::Int(4), value: Observed::List(vec![1, 2].into()) };
         assert_eq!(m.to_string(), "[r 4 [1 2]]");
         assert_eq!(Mop::Append { key: "x".into(), value: 3 }.to_string(), "[append \"x\" 3]");
     }

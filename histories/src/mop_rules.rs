@@ -377,7 +377,7 @@ mod tests {
                         let kind = [OpType::Invoke, OpType::Ok, OpType::Fail, OpType::Info][kind as usize];
                         let process = if who == 0 { Process::Nemesis } else { Process::Client(u64::from(who)) };
                         mops.extend(other);
-                        let mut op = Op::new(kind, process, Function::Txn, OpValue::Txn(mops));
+                        let mut op = Op::new(kind, process, Function::Txn, OpValue::Txn(mops.into()));
                         op.at = Position::new(i as u32 + 1, 1);
                         op
                     })

@@ -10,6 +10,7 @@ use serde::ser::{SerializeMap, Serializer};
 
 use crate::mop::{Mop, Rows, RowsJson};
 use crate::position::Position;
+use crate::shared_slice::SharedSlice;
 
 /// Whether an operation begins a transaction or says how it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -158,12 +159,12 @@ impl fmt::Display for Function {
 
 /// An operation's value.
 ///
-/// Only [`OpValue::Txn`] is common in a big history, so the rarer values are boxed: the enum stays the
-/// size of a vector, and so does every operation that holds one.
+/// Only [`OpValue::Txn`] is common in a big history, so the rarer values are boxed: the enum is 24
+/// bytes (a shared slice of micro-ops, 16, and its tag), and so is every operation's value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OpValue {
     /// The micro-ops of a transaction.
-    Txn(Vec<Mop>),
+    Txn(SharedSlice<Mop>),
     /// The rows of an `init` operation.
     Rows(Box<Rows>),
     /// Anything else, kept as written (a nemesis operation's value).
@@ -270,7 +271,7 @@ impl Op {
 
     /// A transaction of client `process`: [`Op::new`] with `f` [`Function::Txn`] and these micro-ops.
     pub fn txn(kind: OpType, process: u64, mops: Vec<Mop>) -> Op {
-        Op::new(kind, Process::Client(process), Function::Txn, OpValue::Txn(mops))
+        Op::new(kind, Process::Client(process), Function::Txn, OpValue::Txn(mops.into()))
     }
 
     /// The operation at `time` nanoseconds since the run began.
@@ -459,7 +460,7 @@ mod tests {
             index: 0,
             time: 40,
             process: 3,
-            value: OpValue::Txn(mops),
+            value: OpValue::Txn(mops.into()),
             at: Position::default(),
             kind: OpType::Fail,
             rare: Some(Box::new(RareFields { error: Some("40001".into()), ..RareFields::default() })),
@@ -469,7 +470,7 @@ mod tests {
             serde_json::to_string(&op).unwrap(),
             r#"{"index":0,"type":"fail","process":3,"f":"txn","time":40,"value":[["append",1,2]],"error":"40001"}"#
         );
-        let nemesis = Op::new(OpType::Info, Process::Nemesis, Function::Txn, OpValue::Txn(Vec::new()));
+        let nemesis = Op::new(OpType::Info, Process::Nemesis, Function::Txn, OpValue::Txn(SharedSlice::new()));
         assert_eq!((nemesis.time(), nemesis.process(), nemesis.is_client()), (None, Process::Nemesis, false));
         let mut op = op;
         op.set_process(Process::Client(Process::MAX_CLIENT));

@@ -49,7 +49,7 @@ fn json_lines_pair_invocations_with_completions_and_assign_indices() {
     assert_eq!(txns.len(), 2);
     assert_eq!(txns[0].outcome(), OpType::Ok);
     assert_eq!(txns[0].completion_at, Some(2));
-    assert_eq!(txns[0].op().mops()[1], Mop::Read { key: Key::Int(2), value: Observed::List(vec![3]) });
+    assert_eq!(txns[0].op().mops()[1], Mop::Read { key: Key::Int(2), value: Observed::List(vec![3].into()) });
     assert_eq!(txns[1].outcome(), OpType::Fail);
     assert_eq!(txns[1].op().error(), Some("40001"));
     assert_eq!(h.ops()[2].extra(), vec![("node".into(), serde_json::json!("n1"))]);
@@ -83,7 +83,7 @@ fn edn_streams_and_vectors_read_alike() {
         let txn = h.transactions().next().unwrap();
         assert_eq!(txn.invoke.process(), Process::Client(3));
         assert_eq!(txn.op().time(), Some(5));
-        assert_eq!(txn.op().mops()[1], Mop::Read { key: Key::Int(1), value: Observed::List(vec![2]) });
+        assert_eq!(txn.op().mops()[1], Mop::Read { key: Key::Int(1), value: Observed::List(vec![2].into()) });
     }
 }
 

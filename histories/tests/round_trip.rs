@@ -89,7 +89,7 @@ fn mop(key: BoxedStrategy<Key>) -> impl Strategy<Value = Mop> {
         (key.clone(), -1i64..9).prop_map(|(key, v)| Mop::Read { key, value: Observed::Int(v) }),
         key.clone().prop_map(|key| Mop::Read { key, value: Observed::Nil }),
         (key, proptest::collection::vec(-2i64..9, 0..4))
-            .prop_map(|(key, list)| Mop::Read { key, value: Observed::List(list) }),
+            .prop_map(|(key, list)| Mop::Read { key, value: Observed::List(list.into()) }),
         (
             prop_oneof![
                 Just(Predicate::True),
@@ -212,8 +212,8 @@ fn build(events: Vec<Event>, init: Option<histories::Rows>) -> History {
                     })
                     .collect();
                 let p = Process::Client(process);
-                next(&mut ops, OpType::Invoke, p, f.clone(), OpValue::Txn(invoke), None, Vec::new());
-                next(&mut ops, outcome, p, f, OpValue::Txn(mops), error, extra);
+                next(&mut ops, OpType::Invoke, p, f.clone(), OpValue::Txn(invoke.into()), None, Vec::new());
+                next(&mut ops, outcome, p, f, OpValue::Txn(mops.into()), error, extra);
                 if let Some(completion) = ops.last_mut() {
                     completion.set_commit_order(commit_order);
                 }

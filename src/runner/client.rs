@@ -66,7 +66,7 @@ impl Client {
     }
 
     fn op(&self, kind: OpType, plan_f: &histories::Function, value: Vec<Mop>, error: Option<String>) -> Op {
-        Op::new(kind, Process::Client(self.process), plan_f.clone(), OpValue::Txn(value))
+        Op::new(kind, Process::Client(self.process), plan_f.clone(), OpValue::Txn(value.into()))
             .with_time(self.shared.clock.now())
             .with_error(error)
             .with_node(self.session.node())

@@ -584,7 +584,7 @@ mod tests {
     }
 
     fn read(k: u32, list: Option<Vec<i64>>) -> Mop {
-        Mop::Read { key: Key::Int(k.into()), value: list.map_or(Observed::Nil, Observed::List) }
+        Mop::Read { key: Key::Int(k.into()), value: list.map_or(Observed::Nil, |l| Observed::List(l.into())) }
     }
 
     fn keys(mops: &[Mop]) -> Vec<KeyId> {

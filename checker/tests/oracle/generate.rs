@@ -325,7 +325,9 @@ impl Recipe {
                         dirty.lists[k].push(e);
                         Mop::Append { key: key(), value: e }
                     }
-                    (Flavor::ListAppend, _) => Mop::Read { key: key(), value: Observed::List(view.lists[k].clone()) },
+                    (Flavor::ListAppend, _) => {
+                        Mop::Read { key: key(), value: Observed::List(view.lists[k].clone().into()) }
+                    }
                     (_, Verb::Write) => {
                         let present = view.cells[k].is_some();
                         let value = next_value[k];

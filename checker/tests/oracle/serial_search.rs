@@ -201,7 +201,7 @@ impl<'h> SerialSearch<'h> {
                     let cell = &state[self.key(key)];
                     let shown = match value {
                         Observed::Nil => cell.list.is_empty() && cell.value.is_none(),
-                        Observed::List(list) => cell.list == *list,
+                        Observed::List(list) => cell.list == list.as_slice(),
                         Observed::Int(v) => cell.value == Some(*v),
                     };
                     if !shown {

@@ -27,7 +27,7 @@
 #![allow(dead_code)] // Each test file uses a different part of this module.
 
 use checker::{Anomaly, Case, CheckResult, Cycle, Options, Validity, check};
-use histories::{Format, History, Key, Mop, Observed, Predicate, Rows};
+use histories::{Format, History, Key, Mop, Observed, Predicate, Rows, SharedSlice};
 
 /// How a transaction ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +86,7 @@ pub fn append(key: &str, value: i64) -> Mop {
 
 /// `[r key list]`; `None` is an unknown value (`null`).
 pub fn read(key: &str, list: Option<&[i64]>) -> Mop {
-    Mop::Read { key: key.into(), value: list.map_or(Observed::Nil, |l| Observed::List(l.to_vec())) }
+    Mop::Read { key: key.into(), value: list.map_or(Observed::Nil, |l| Observed::List(l.to_vec().into())) }
 }
 
 /// Parses the shorthand: `a` appends, `r` reads, `x y z t u` are keys, each digit is an element, and
@@ -101,7 +101,7 @@ pub fn mops(txn: &str) -> Vec<Mop> {
                 let key: Key = c.to_string().as_str().into();
                 out.push(match verb.expect("a key follows a or r") {
                     'a' => Mop::Append { key, value: i64::MIN },
-                    _ => Mop::Read { key, value: Observed::List(Vec::new()) },
+                    _ => Mop::Read { key, value: Observed::List(SharedSlice::new()) },
                 });
             }
             '?' => match out.last_mut() {
@@ -113,7 +113,7 @@ pub fn mops(txn: &str) -> Vec<Mop> {
                 match out.last_mut() {
                     Some(Mop::Append { value, .. }) if *value == i64::MIN => *value = e,
                     Some(Mop::Append { .. }) => panic!("an append takes one digit in {txn:?}"),
-                    Some(Mop::Read { value: Observed::List(list), .. }) => list.push(e),
+                    Some(Mop::Read { value: Observed::List(list), .. }) => list.edit(|l| l.push(e)),
                     _ => panic!("a digit follows a key in {txn:?}"),
                 }
             }
@@ -448,15 +448,17 @@ pub fn with_write_versions(history: &History, numbers: &[(u64, &str, i64)]) -> H
         let op = ops.iter_mut().find(|op| op.index == index).unwrap_or_else(|| panic!("no op {index}"));
         assert_ne!(op.kind, histories::OpType::Invoke, "op {index} is a completion");
         let histories::OpValue::Txn(mops) = &mut op.value else { panic!("op {index} is a transaction") };
-        let write = mops
-            .iter_mut()
-            .rev()
-            .find_map(|m| match m {
-                Mop::Write { key: k, version, .. } if *k == Key::from(key) => Some(version),
-                _ => None,
-            })
-            .unwrap_or_else(|| panic!("op {index} writes no {key}"));
-        *write = Some(histories::WriteVersion::new(number).expect("a version above i64::MIN"));
+        mops.edit(|mops| {
+            let write = mops
+                .iter_mut()
+                .rev()
+                .find_map(|m| match m {
+                    Mop::Write { key: k, version, .. } if *k == Key::from(key) => Some(version),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("op {index} writes no {key}"));
+            *write = Some(histories::WriteVersion::new(number).expect("a version above i64::MIN"));
+        });
     }
     History::from_ops(ops).expect("still well formed")
 }

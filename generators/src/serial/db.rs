@@ -61,7 +61,7 @@ impl SerialDb {
     pub fn read(&self, key: &Key) -> Observed {
         match self.state.get(key) {
             None => Observed::Nil,
-            Some(Value::List(list)) => Observed::List(list.clone()),
+            Some(Value::List(list)) => Observed::List(list.clone().into()),
             Some(Value::Register(v)) => Observed::Int(*v),
         }
     }
@@ -90,7 +90,7 @@ mod tests {
     }
 
     fn read_list(k: i64, list: &[i64]) -> Mop {
-        Mop::Read { key: Key::Int(k), value: Observed::List(list.to_vec()) }
+        Mop::Read { key: Key::Int(k), value: Observed::List(list.to_vec().into()) }
     }
 
     #[test]

@@ -243,12 +243,12 @@ mod tests {
                         m.clone()
                     }
                     _ if list.is_empty() => read(1),
-                    _ => Mop::Read { key: Key::Int(1), value: Observed::List(list.clone()) },
+                    _ => Mop::Read { key: Key::Int(1), value: Observed::List(list.clone().into()) },
                 })
                 .collect();
             assert_eq!(pair[1].mops(), expected.as_slice());
         }
-        assert_eq!(run.db.read(&Key::Int(1)), Observed::List(list));
+        assert_eq!(run.db.read(&Key::Int(1)), Observed::List(list.into()));
     }
 
     #[test]

@@ -96,7 +96,7 @@ fn executed(session: &mut dyn Session, shape: Shape, mop: Mop) -> Result<Mop, Tx
         }
         Mop::Read { key, .. } => {
             let value = match shape {
-                Shape::ListAppend => Observed::List(session.read_list(&key)?),
+                Shape::ListAppend => Observed::List(session.read_list(&key)?.into()),
                 Shape::RwRegister => session.read(&key)?.map_or(Observed::Nil, Observed::Int),
             };
             Ok(Mop::Read { key, value })
