@@ -290,34 +290,11 @@ impl<T> BlockWriter<T> {
         self.filled
     }
 
-    /// The slice of the `len` items just written at `start`, once the block counts them.
-    fn hand_out(&mut self, start: usize, len: usize) -> SharedSlice<T> {
-        self.filled = start + len;
-        // Release: whoever drops the block sees the items it counts written.
-        self.block.filled.store(self.filled, Ordering::Release);
-        // Both fit: `len` was checked, and a block holds at most `BLOCK_ITEMS` or one run.
-        SharedSlice { block: Some(Arc::clone(&self.block)), start: start as u32, len: len as u32 }
-    }
-
     /// Moves the items of `run` (leaving it empty, its room kept) into the block, as one slice; `None`
     /// (and `run` as it was) when it holds more than [`SharedSlice::MAX_LEN`] items.
     pub fn take(&mut self, run: &mut Vec<T>) -> Option<SharedSlice<T>> {
         let len = run.len();
-        if len == 0 {
-            return Some(SharedSlice::new());
-        }
-        if len > SharedSlice::<T>::MAX_LEN {
-            return None;
-        }
-        let start = self.room(len);
-        let slots = &self.block.slots[start..start + len];
-        for (slot, item) in slots.iter().zip(run.drain(..)) {
-            // SAFETY: the slot lies past every slice this writer handed out (they end at or before
-            // `filled`, and this block is only ever written by this writer), so nothing reads it, and it
-            // has not been written: the module's invariant.
-            unsafe { (*slot.get()).write(item) };
-        }
-        Some(self.hand_out(start, len))
+        (len <= SharedSlice::<T>::MAX_LEN).then(|| self.put(len, run.drain(..)))
     }
 
     /// Copies the items of `run` into the block, as one slice; `None` when it holds more than
@@ -327,19 +304,27 @@ impl<T> BlockWriter<T> {
         T: Copy,
     {
         let len = run.len();
+        (len <= SharedSlice::<T>::MAX_LEN).then(|| self.put(len, run.iter().copied()))
+    }
+
+    /// Writes `len` items (at most [`SharedSlice::MAX_LEN`]) into the block and hands them out as one
+    /// slice.
+    fn put(&mut self, len: usize, items: impl Iterator<Item = T>) -> SharedSlice<T> {
         if len == 0 {
-            return Some(SharedSlice::new());
-        }
-        if len > SharedSlice::<T>::MAX_LEN {
-            return None;
+            return SharedSlice::new();
         }
         let start = self.room(len);
-        let slots = &self.block.slots[start..start + len];
-        for (slot, &item) in slots.iter().zip(run) {
-            // SAFETY: as in `take`.
+        for (slot, item) in self.block.slots[start..start + len].iter().zip(items) {
+            // SAFETY: the slot lies past every slice this writer handed out (they end at or before
+            // `filled`, and this block is only ever written by this writer), so nothing reads it, and it
+            // has not been written: the module's invariant.
             unsafe { (*slot.get()).write(item) };
         }
-        Some(self.hand_out(start, len))
+        self.filled = start + len;
+        // Release: whoever drops the block sees the items it counts written.
+        self.block.filled.store(self.filled, Ordering::Release);
+        // Both fit in a `u32`: `len` does, and a block holds at most `BLOCK_ITEMS` or one run.
+        SharedSlice { block: Some(Arc::clone(&self.block)), start: start as u32, len: len as u32 }
     }
 }
 
