@@ -148,12 +148,6 @@ impl<T> Deref for SharedSlice<T> {
     }
 }
 
-impl<T> AsRef<[T]> for SharedSlice<T> {
-    fn as_ref(&self) -> &[T] {
-        self.as_slice()
-    }
-}
-
 impl<T> From<Vec<T>> for SharedSlice<T> {
     /// The vector's items, in a block of their own (made from the vector's memory). For items a program
     /// made; readers use [`SharedSlice::try_from_vec`].
@@ -167,18 +161,6 @@ impl<T> From<Vec<T>> for SharedSlice<T> {
                 panic!("a shared slice holds at most {} items, not {}", SharedSlice::<T>::MAX_LEN, items.len())
             }
         }
-    }
-}
-
-impl<T: Clone> From<&[T]> for SharedSlice<T> {
-    fn from(items: &[T]) -> SharedSlice<T> {
-        SharedSlice::from(items.to_vec())
-    }
-}
-
-impl<T, const N: usize> From<[T; N]> for SharedSlice<T> {
-    fn from(items: [T; N]) -> SharedSlice<T> {
-        SharedSlice::from(Vec::from(items))
     }
 }
 
@@ -212,30 +194,6 @@ impl<T: PartialEq> PartialEq for SharedSlice<T> {
 }
 
 impl<T: Eq> Eq for SharedSlice<T> {}
-
-impl<T: PartialEq> PartialEq<[T]> for SharedSlice<T> {
-    fn eq(&self, other: &[T]) -> bool {
-        self.as_slice() == other
-    }
-}
-
-impl<T: PartialEq> PartialEq<Vec<T>> for SharedSlice<T> {
-    fn eq(&self, other: &Vec<T>) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl<T: PartialOrd> PartialOrd for SharedSlice<T> {
-    fn partial_cmp(&self, other: &SharedSlice<T>) -> Option<std::cmp::Ordering> {
-        self.as_slice().partial_cmp(other.as_slice())
-    }
-}
-
-impl<T: Ord> Ord for SharedSlice<T> {
-    fn cmp(&self, other: &SharedSlice<T>) -> std::cmp::Ordering {
-        self.as_slice().cmp(other.as_slice())
-    }
-}
 
 impl<T: Hash> Hash for SharedSlice<T> {
     fn hash<H: Hasher>(&self, state: &mut H) {
