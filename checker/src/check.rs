@@ -47,8 +47,9 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let (index, order) = rayon::join(|| list_append::Index::new(&txns), || order_edges(&txns, options));
             phase.done("list-append index, beside the process or real-time order");
             let index = index?;
-            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, || index.edges(&txns), order));
-            phase.done("list-append anomalies without cycles, beside the dependencies, graph and components");
+            let dependencies = dependencies(|| index.edges(&txns));
+            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
+            phase.done("list-append anomalies without cycles, beside the graph and its components");
             let found = Found {
                 built,
                 cases,
@@ -67,8 +68,9 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 rayon::join(|| rw_register::Index::new(&txns, options.inference()), || order_edges(&txns, options));
             phase.done("rw-register index, beside the process or real-time order");
             let index = index?;
-            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, || index.edges(), order));
-            phase.done("rw-register anomalies without cycles, beside the dependencies, graph and components");
+            let dependencies = dependencies(|| index.edges());
+            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
+            phase.done("rw-register anomalies without cycles, beside the graph and its components");
             let found = Found {
                 built,
                 cases,
@@ -87,7 +89,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let index = closed_predicate::Index::new(&txns)?;
             let order = order_edges(&txns, options);
             let found = Found {
-                built: Built::new(&txns, || index.edges(&txns), order),
+                built: Built::new(&txns, dependencies(|| index.edges(&txns)), order),
                 cases: index.cases(&txns),
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
@@ -206,13 +208,21 @@ struct Built {
     order: Option<Kind>,
 }
 
+/// The workload's dependencies, inferred by `infer` on all cores. They are inferred before the anomalies
+/// that need no graph are looked for, not beside them: the graph's components are then found on one core
+/// while those anomalies are looked for on the other, rather than on one core after them.
+fn dependencies(infer: impl FnOnce() -> EdgeList) -> EdgeList {
+    let phase = Phase::start();
+    let dependencies = infer();
+    phase.done("dependencies");
+    dependencies
+}
+
 impl Built {
-    /// Infers the dependencies (`dependencies()`), adds the order's edges, and builds the graph, which
-    /// finds its cyclic components.
-    fn new(txns: &Txns<'_>, dependencies: impl FnOnce() -> EdgeList, order: OrderEdges) -> Built {
+    /// Adds the order's edges to the `dependencies`, and builds the graph, which finds its cyclic
+    /// components.
+    fn new(txns: &Txns<'_>, mut dependencies: EdgeList, order: OrderEdges) -> Built {
         let phase = Phase::start();
-        let mut dependencies = dependencies();
-        phase.done("dependencies");
         dependencies.extend(order.edges);
         let graph = DepGraph::build(txns.len(), dependencies);
         phase.done("graph and its cyclic components");
