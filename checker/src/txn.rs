@@ -6,6 +6,7 @@
 //! itself is the `histories` crate's.
 
 use histories::{Function, History, Mop, Op, OpType, OpValue, Rows};
+use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 
 use crate::graph::TxnId;
 
@@ -21,7 +22,7 @@ struct Record {
     init: bool,
 }
 
-/// The client transactions of a history, by dense id in invocation order.
+/// The client transactions of a history, by dense id in invocation order, gathered on all cores.
 pub struct Txns<'h> {
     history: &'h History,
     records: Vec<Record>,
@@ -46,7 +47,7 @@ impl<'h> Txns<'h> {
 
     fn build(history: &'h History, with_init: bool) -> Txns<'h> {
         let (records, outcomes): (Vec<Record>, Vec<OpType>) = history
-            .transactions()
+            .par_transactions()
             .filter(|t| with_init || *t.invoke.f() != Function::Init)
             .map(|t| {
                 let record = Record {
@@ -60,7 +61,7 @@ impl<'h> Txns<'h> {
             .unzip();
         let ops = history.ops();
         let mops = records
-            .iter()
+            .par_iter()
             .map(|r| {
                 let completion = (r.completion_at != u32::MAX).then(|| &ops[r.completion_at as usize]);
                 match completion {

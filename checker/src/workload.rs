@@ -6,8 +6,7 @@
 //! history that mixes the workloads on different keys: each checker reads one workload. This module
 //! owns that decision; refusing a foreign micro-op once the workload is fixed is each workload index's.
 
-use histories::{Function, History, Key, Mop, Observed, Op};
-use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
+use histories::{Function, History, Key, Mop, MopKind, Op};
 use rustc_hash::FxHashMap;
 
 use crate::error::CheckError;
@@ -23,11 +22,15 @@ enum Family {
 
 impl Family {
     fn of(mop: &Mop) -> Option<Family> {
-        match mop {
-            Mop::Append { .. } | Mop::Read { value: Observed::List(_), .. } => Some(Family::List),
-            Mop::Write { .. } | Mop::Read { value: Observed::Int(_), .. } => Some(Family::Register),
-            Mop::Insert { .. } | Mop::Delete { .. } | Mop::PredicateRead { .. } => Some(Family::Predicate),
-            Mop::Read { value: Observed::Nil, .. } => None,
+        Family::of_kind(MopKind::of(mop))
+    }
+
+    fn of_kind(kind: MopKind) -> Option<Family> {
+        match kind {
+            MopKind::Append | MopKind::ListRead => Some(Family::List),
+            MopKind::Write | MopKind::IntRead => Some(Family::Register),
+            MopKind::Insert | MopKind::Delete | MopKind::PredicateRead => Some(Family::Predicate),
+            MopKind::NilRead => None,
         }
     }
 
@@ -60,22 +63,19 @@ fn mops<'h>(txn: &histories::Transaction<'h>) -> &'h [Mop] {
     }
 }
 
-/// Whether every client operation is a transaction (not `init`) whose every micro-op passes `test`, found
-/// on all cores.
-fn every_client_mop(history: &History, test: impl Fn(&Mop) -> bool + Sync) -> bool {
-    history
-        .ops()
-        .par_iter()
-        .with_min_len(4096)
-        .all(|op| !op.is_client() || (*op.f() != Function::Init && op.mops().iter().all(&test)))
+/// Whether every client operation is a transaction (not `init`) whose every micro-op's family passes
+/// `test`: told from the kinds of micro-op the history's reading gathered, without a walk.
+fn every_client_mop(history: &History, test: impl Fn(Option<Family>) -> bool) -> bool {
+    let kinds = history.mop_kinds();
+    !kinds.has_init() && kinds.kinds().all(|kind| test(Family::of_kind(kind)))
 }
 
 /// The workload of a history's client operations.
 pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
     // Most large histories are list-append: when every client operation's every micro-op is a list's (or
-    // says nothing), all cores can tell at once, and the walk below that names the first sighting of
+    // says nothing), the kinds read tell at once, and the walk below that names the first sighting of
     // each family is needed only otherwise.
-    let list_or_nothing = |m: &Mop| matches!(Family::of(m), Some(Family::List) | None);
+    let list_or_nothing = |f: Option<Family>| matches!(f, Some(Family::List) | None);
     let only_lists = every_client_mop(history, list_or_nothing);
     if only_lists {
         return Ok(Workload::ListAppend);
@@ -83,7 +83,7 @@ pub(crate) fn detect(history: &History) -> Result<Workload, CheckError> {
     // Likewise for a register history: every micro-op a register's or saying nothing, and one of those
     // that describe a transaction a register's (usually the first transaction's: otherwise the walk below
     // decides, as it would).
-    let register_or_nothing = |m: &Mop| matches!(Family::of(m), Some(Family::Register) | None);
+    let register_or_nothing = |f: Option<Family>| matches!(f, Some(Family::Register) | None);
     let only_registers = every_client_mop(history, register_or_nothing);
     let is_register = |m: &Mop| Family::of(m) == Some(Family::Register);
     if only_registers && history.transactions().take(64).any(|txn| mops(&txn).iter().any(is_register)) {

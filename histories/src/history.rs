@@ -2,10 +2,12 @@
 //! This module owns that structure and the ways to walk it; reading files is [`crate::read_file`]'s,
 //! the rules it guarantees are [`crate::well_formed`]'s.
 
+use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
 use rustc_hash::FxHashMap;
 
 use crate::error::{HistoryError, Problem};
 use crate::leniency::Leniency;
+use crate::mop_kinds::MopKinds;
 use crate::op::{Op, OpType};
 use crate::position::Position;
 use crate::well_formed::{self, Pairing, ParsedOp, ParsedOps, UNKNOWN};
@@ -18,6 +20,7 @@ pub struct History {
     /// Transactions whose invocation is not exactly known; see [`Transaction::invoked_after`].
     invoked_after: FxHashMap<u32, u32>,
     leniencies: Vec<Leniency>,
+    mop_kinds: MopKinds,
 }
 
 /// One client transaction: its invocation and, unless the history ended first, its completion.
@@ -51,9 +54,17 @@ impl Transaction<'_> {
 }
 
 impl History {
-    pub(crate) fn from_parts(ops: Vec<Op>, pairing: Pairing) -> History {
+    /// A history of `ops`, paired as `pairing` says, whose client operations hold `mop_kinds` (all of them
+    /// noted, as [`crate::well_formed::settle`] has them).
+    pub(crate) fn from_parts(ops: Vec<Op>, pairing: Pairing, mop_kinds: MopKinds) -> History {
         let Pairing { partner, invoked_after, leniencies } = pairing;
-        History { ops, partner, invoked_after, leniencies }
+        History { ops, partner, invoked_after, leniencies, mop_kinds }
+    }
+
+    /// The kinds of micro-op the client operations hold, and whether one is an `init` op, as they were
+    /// read (no operation is walked).
+    pub fn mop_kinds(&self) -> MopKinds {
+        self.mop_kinds
     }
 
     /// What the reading of the history was lenient about (nothing, for a history as DESIGN.md §2 asks).
@@ -111,27 +122,39 @@ impl History {
     /// A completion with no invoke (see [`crate::leniency`]) is a transaction of its own, placed where it
     /// completed: its `invoke` is the completion itself and its `invoked_after` is `None`.
     pub fn transactions(&self) -> impl Iterator<Item = Transaction<'_>> + '_ {
-        self.ops.iter().enumerate().filter(|(_, op)| op.is_client()).filter_map(move |(i, op)| {
-            // Most histories leave no invocation in doubt: then there is nothing to look up.
-            let doubt = if self.invoked_after.is_empty() { None } else { self.invoked_after.get(&(i as u32)) };
-            let invoked_after = match doubt {
-                None => Some(i),
-                Some(&UNKNOWN) => None,
-                Some(&earliest) => Some(earliest as usize),
-            };
-            if op.kind == OpType::Invoke {
-                let completion_at = self.partner(i);
-                let completion = completion_at.map(|c| &self.ops[c]);
-                Some(Transaction { invoke_at: i, invoke: op, completion_at, completion, invoked_after })
-            } else {
-                invoked_after.is_none().then_some(Transaction {
-                    invoke_at: i,
-                    invoke: op,
-                    completion_at: Some(i),
-                    completion: Some(op),
-                    invoked_after,
-                })
-            }
-        })
+        self.ops.iter().enumerate().filter_map(move |(i, op)| self.transaction_at(i, op))
+    }
+
+    /// [`History::transactions`], walked on all cores; collected, they keep their order.
+    pub fn par_transactions(&self) -> impl ParallelIterator<Item = Transaction<'_>> + '_ {
+        self.ops.par_iter().enumerate().filter_map(move |(i, op)| self.transaction_at(i, op))
+    }
+
+    /// The transaction whose place in the history is the operation `op`, at position `i`: its invocation,
+    /// or its completion when it has no invoke; none for any other operation.
+    fn transaction_at<'h>(&'h self, i: usize, op: &'h Op) -> Option<Transaction<'h>> {
+        if !op.is_client() {
+            return None;
+        }
+        // Most histories leave no invocation in doubt: then there is nothing to look up.
+        let doubt = if self.invoked_after.is_empty() { None } else { self.invoked_after.get(&(i as u32)) };
+        let invoked_after = match doubt {
+            None => Some(i),
+            Some(&UNKNOWN) => None,
+            Some(&earliest) => Some(earliest as usize),
+        };
+        if op.kind == OpType::Invoke {
+            let completion_at = self.partner(i);
+            let completion = completion_at.map(|c| &self.ops[c]);
+            Some(Transaction { invoke_at: i, invoke: op, completion_at, completion, invoked_after })
+        } else {
+            invoked_after.is_none().then_some(Transaction {
+                invoke_at: i,
+                invoke: op,
+                completion_at: Some(i),
+                completion: Some(op),
+                invoked_after,
+            })
+        }
     }
 }

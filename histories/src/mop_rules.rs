@@ -14,6 +14,7 @@ use crate::error::Problem;
 use crate::json::Located;
 use crate::key::Key;
 use crate::mop::Mop;
+use crate::mop_kinds::MopKinds;
 use crate::op::{Op, OpType, Process};
 use crate::position::Position;
 use crate::well_formed::{Pairing, UNKNOWN};
@@ -97,6 +98,8 @@ pub(crate) struct MopFacts {
     settled: bool,
     /// Whether, when settled, no value was told to repeat without sorting.
     none_repeated: bool,
+    /// The kinds of micro-op the client operations hold.
+    pub(crate) kinds: MopKinds,
 }
 
 impl MopFacts {
@@ -107,6 +110,7 @@ impl MopFacts {
         if process == Some(Process::Nemesis) {
             return;
         }
+        self.kinds.note(op);
         // Once a key of each type is found, nothing is left to look for; once an integer key is, only a
         // string key is looked for (the usual case: every key an integer).
         if self.first_int.is_none() || self.first_str.is_none() {
@@ -185,6 +189,7 @@ impl MopFacts {
             all.extend(more.drain(..).map(|w| Written { at: w.at + shift, ..w }));
         }
         self.string_writes |= later.string_writes;
+        self.kinds.add(later.kinds);
         self.settled = false;
         later.clear();
     }
@@ -198,6 +203,7 @@ impl MopFacts {
         self.string_writes = false;
         self.settled = false;
         self.none_repeated = false;
+        self.kinds = MopKinds::default();
     }
 
     /// Gives back the room grown beyond the facts gathered.

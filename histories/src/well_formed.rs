@@ -151,8 +151,9 @@ pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
         op.index = index_of(position);
         op.set_process(process);
     });
+    let mop_kinds = facts.kinds;
     crate::mop_rules::check(&ops, &pairing, facts)?;
-    Ok(History::from_parts(ops, pairing))
+    Ok(History::from_parts(ops, pairing, mop_kinds))
 }
 
 /// Refuses an index given twice; `index_of` gives each operation's.

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use histories::{Format, HistoryError, Key, Mop, Observed, OpType, Position, Problem, Process, parse, read_file};
+use histories::{
+    Format, Function, HistoryError, Key, Mop, MopKind, Observed, OpType, Position, Problem, Process, parse, read_file,
+};
 
 fn elle(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/elle").join(name)
@@ -437,4 +439,70 @@ fn a_writes_version_is_read_on_completions_in_json_and_edn_written_back_and_refu
         read.ops()[1].mops()[0],
         Mop::Write { key: Key::Int(1), value: 5, version: histories::WriteVersion::new(i64::MIN + 1) }
     );
+}
+
+/// Every history file under `dir`, however deep.
+fn history_files(dir: &Path, into: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a readable directory") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            history_files(&path, into);
+        } else if path.extension().is_some_and(|e| e == "edn" || e == "json" || e == "jsonl") {
+            into.push(path);
+        }
+    }
+}
+
+/// The micro-op kinds a checker tells a workload by are gathered as operations are read, not walked for
+/// afterwards: on every history in `testdata/` (JSON Lines, JSON arrays and EDN, Elle's among them), they
+/// must be exactly those a walk over every client operation finds, `init` ops included.
+#[test]
+fn the_micro_op_kinds_gathered_in_reading_are_those_of_every_client_operation() {
+    let mut files = Vec::new();
+    history_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata"), &mut files);
+    // testdata holds no closed-predicate history: one, with its `init` op.
+    let predicate = r#"{"type": "invoke", "process": 0, "f": "init", "value": {"1": 10}}
+{"type": "ok", "process": 0, "f": "init"}
+{"type": "invoke", "process": 1, "value": [["rp", "true", null], ["insert", 2, 20], ["delete", 1]]}
+{"type": "ok", "process": 1, "value": [["rp", "true", {"1": 10}], ["insert", 2, 20], ["delete", 1]]}
+"#;
+    let mut histories =
+        vec![("the closed-predicate history".to_string(), parse(predicate, Format::JsonLines, "p.jsonl"))];
+    // Result files and deliberately malformed histories sit beside the histories.
+    histories.extend(files.iter().map(|f| (f.display().to_string(), read_file(f))));
+    let mut read = 0;
+    let mut every_kind = std::collections::BTreeSet::new();
+    let mut with_init = 0;
+    for (file, history) in &histories {
+        let Ok(history) = history else { continue };
+        read += 1;
+        let clients = || history.ops().iter().filter(|op| op.is_client());
+        let walked: std::collections::BTreeSet<String> =
+            clients().flat_map(|op| op.mops().iter().map(|m| format!("{:?}", MopKind::of(m)))).collect();
+        let gathered: std::collections::BTreeSet<String> =
+            history.mop_kinds().kinds().map(|k| format!("{k:?}")).collect();
+        assert_eq!(gathered, walked, "{file}");
+        let init = clients().any(|op| *op.f() == Function::Init);
+        assert_eq!(history.mop_kinds().has_init(), init, "{file}");
+        with_init += usize::from(init);
+        every_kind.extend(walked);
+    }
+    assert!(read >= 10, "only {read} histories read from testdata");
+    // The histories cover the three workloads: lists, registers and predicates (with their `init` ops).
+    for kind in ["Append", "ListRead", "NilRead", "IntRead", "Write", "Insert", "Delete", "PredicateRead"] {
+        assert!(every_kind.contains(kind), "no history holds a {kind}: {every_kind:?}");
+    }
+    assert!(with_init > 0);
+}
+
+/// A nemesis operation's micro-ops are no client's: they count for no workload.
+#[test]
+fn a_nemesis_operations_micro_ops_are_not_among_the_kinds() {
+    let text = r#"{"type":"invoke","process":0,"value":[["append",1,1]]}
+{"type":"info","process":"nemesis","f":"txn","value":[["w",1,1]]}
+{"type":"ok","process":0,"value":[["append",1,1]]}
+"#;
+    let history = parse(text, Format::JsonLines, "h.jsonl").expect("a history");
+    assert_eq!(history.mop_kinds().kinds().collect::<Vec<_>>(), vec![MopKind::Append]);
+    assert!(!history.mop_kinds().has_init());
 }
