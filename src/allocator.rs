@@ -33,8 +33,8 @@
 //! With blocks of up to 256 MiB taken from the heaps, and freed memory kept at the top of a heap up to 1
 //! GiB rather than returned, freed memory is used again. Measured (README, Performance; medians of eight,
 //! alternating, `GLIBC_TUNABLES` on one binary): 1M list-append transactions 1.67 s to 1.50 s at a quiet
-//! moment and 2.03 s to 1.68 s at a busy one, peak memory 790 MB to 840-920 MB; 10M 20.3 s to 18.3 s, 7.0
-//! GiB to 7.4 GiB.
+//! moment and 2.03 s to 1.68 s at a busy one, peak memory 763-785 MiB to 820-903 MiB (`/usr/bin/time`'s KiB
+//! over 1024); 10M 20.3 s to 18.3 s, 6.99 GiB to 7.40 GiB, in one pair of runs.
 
 /// The top pad: how much more than asked glibc makes ready each time a heap grows.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
