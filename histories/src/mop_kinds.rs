@@ -7,7 +7,7 @@ use crate::mop::{Mop, Observed};
 use crate::op::{Function, Op};
 
 /// A kind of micro-op, as [`MopKinds`] tells them apart: a read by what it returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MopKind {
     /// `append`.
     Append,
@@ -91,8 +91,8 @@ impl MopKinds {
     }
 
     /// The kinds seen.
-    pub fn kinds(&self) -> impl Iterator<Item = MopKind> + '_ {
-        MopKind::ALL.into_iter().filter(|&k| self.contains(k))
+    pub fn kinds(self) -> impl Iterator<Item = MopKind> {
+        MopKind::ALL.into_iter().filter(move |&k| self.contains(k))
     }
 
     /// Whether some client operation is an `init` op.

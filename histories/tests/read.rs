@@ -477,10 +477,9 @@ fn the_micro_op_kinds_gathered_in_reading_are_those_of_every_client_operation() 
         let Ok(history) = history else { continue };
         read += 1;
         let clients = || history.ops().iter().filter(|op| op.is_client());
-        let walked: std::collections::BTreeSet<String> =
-            clients().flat_map(|op| op.mops().iter().map(|m| format!("{:?}", MopKind::of(m)))).collect();
-        let gathered: std::collections::BTreeSet<String> =
-            history.mop_kinds().kinds().map(|k| format!("{k:?}")).collect();
+        let walked: std::collections::BTreeSet<MopKind> =
+            clients().flat_map(|op| op.mops().iter().map(MopKind::of)).collect();
+        let gathered: std::collections::BTreeSet<MopKind> = history.mop_kinds().kinds().collect();
         assert_eq!(gathered, walked, "{file}");
         let init = clients().any(|op| *op.f() == Function::Init);
         assert_eq!(history.mop_kinds().has_init(), init, "{file}");
@@ -489,8 +488,8 @@ fn the_micro_op_kinds_gathered_in_reading_are_those_of_every_client_operation() 
     }
     assert!(read >= 10, "only {read} histories read from testdata");
     // The histories cover the three workloads: lists, registers and predicates (with their `init` ops).
-    for kind in ["Append", "ListRead", "NilRead", "IntRead", "Write", "Insert", "Delete", "PredicateRead"] {
-        assert!(every_kind.contains(kind), "no history holds a {kind}: {every_kind:?}");
+    for kind in MopKind::ALL {
+        assert!(every_kind.contains(&kind), "no history holds a {kind:?}: {every_kind:?}");
     }
     assert!(with_init > 0);
 }
