@@ -13,6 +13,7 @@ use crate::key::Key;
 use crate::mop::{Mop, Observed, Predicate, Rows};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::{LineIndex, Position};
+use crate::read_lists::ReadLists;
 use crate::shared_slice::SharedSlice;
 use crate::well_formed::ParsedOp;
 use crate::write_version::WriteVersion;
@@ -22,6 +23,7 @@ pub(crate) fn read(text: &str) -> Result<Vec<ParsedOp>, Located> {
     let lines = LineIndex::new(text);
     crate::nesting::check_edn(text).map_err(|(at, problem)| (lines.position(at), problem))?;
     let mut ops = Vec::with_capacity(text.len() / 96);
+    let lists = ReadLists::default();
     let mut pos = skip_blank(text, 0);
     let one_vector = text[pos..].starts_with('[');
     if one_vector {
@@ -49,7 +51,7 @@ pub(crate) fn read(text: &str) -> Result<Vec<ParsedOp>, Located> {
         }
         let (form, rest) = edn::read(&text[pos..]).map_err(|e| edn_error(&e, pos, text, &lines))?;
         let at = lines.position(pos);
-        ops.push(op_from_edn(&form, at).map_err(|problem| (at, problem))?);
+        ops.push(op_from_edn(&form, at, &lists).map_err(|problem| (at, problem))?);
         pos = skip_blank(text, text.len() - rest.len());
     }
 }
@@ -118,7 +120,7 @@ fn name_of<'a>(e: &'a Edn<'_>) -> Option<&'a str> {
     }
 }
 
-fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
+fn op_from_edn(form: &Edn<'_>, at: Position, lists: &ReadLists) -> Result<ParsedOp, Problem> {
     let Edn::Map(map) = form else {
         return Err(shape(format!(
             "expected an operation map such as {{:type :invoke, :process 0, :value [...]}}, found {}",
@@ -202,7 +204,7 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
         return Err(shape(crate::json::INVOKE_WITH_COMMIT_ORDER));
     }
     if let Some(value) = value {
-        op.op.value = value_from_edn(value, op.process, op.op.f())?;
+        op.op.value = value_from_edn(value, op.process, op.op.f(), lists)?;
     }
     if op.op.kind == OpType::Invoke && op.op.mops().iter().any(|m| matches!(m, Mop::Write { version: Some(_), .. })) {
         return Err(shape(crate::json::INVOKE_WITH_WRITE_VERSION));
@@ -210,7 +212,7 @@ fn op_from_edn(form: &Edn<'_>, at: Position) -> Result<ParsedOp, Problem> {
     Ok(op)
 }
 
-fn value_from_edn(v: &Edn<'_>, process: Option<Process>, f: &Function) -> Result<OpValue, Problem> {
+fn value_from_edn(v: &Edn<'_>, process: Option<Process>, f: &Function, lists: &ReadLists) -> Result<OpValue, Problem> {
     if process == Some(Process::Nemesis) {
         return Ok(OpValue::Other(Box::new(edn_to_json(v))));
     }
@@ -220,13 +222,13 @@ fn value_from_edn(v: &Edn<'_>, process: Option<Process>, f: &Function) -> Result
     match v {
         Edn::Nil => Ok(OpValue::Txn(SharedSlice::new())),
         Edn::Vector(mops) | Edn::List(mops) => {
-            shared(mops.iter().map(mop_from_edn).collect::<Result<_, _>>()?).map(OpValue::Txn)
+            shared(mops.iter().map(|mop| mop_from_edn(mop, lists)).collect::<Result<_, _>>()?).map(OpValue::Txn)
         }
         other => Err(shape(format!("expected a vector of micro-ops as the :value, found {}", brief(other)))),
     }
 }
 
-fn mop_from_edn(v: &Edn<'_>) -> Result<Mop, Problem> {
+fn mop_from_edn(v: &Edn<'_>, lists: &ReadLists) -> Result<Mop, Problem> {
     let (Edn::Vector(parts) | Edn::List(parts)) = v else {
         return Err(shape(format!("expected a micro-op such as [:append k v] or [:r k v], found {}", brief(v))));
     };
@@ -281,7 +283,9 @@ fn mop_from_edn(v: &Edn<'_>) -> Result<Mop, Problem> {
             if parts.len() != 2 {
                 arity(3)?;
             }
-            Ok(Mop::Read { key: key()?, value: observed_from_edn(parts.get(2).unwrap_or(&Edn::Nil), v)? })
+            let key = key()?;
+            let value = observed_from_edn(parts.get(2).unwrap_or(&Edn::Nil), v, &key, lists)?;
+            Ok(Mop::Read { key, value })
         }
         "delete" => {
             arity(2)?;
@@ -313,7 +317,8 @@ fn shared<T>(items: Vec<T>) -> Result<SharedSlice<T>, Problem> {
     })
 }
 
-fn observed_from_edn(v: &Edn<'_>, mop: &Edn<'_>) -> Result<Observed, Problem> {
+/// What the read `mop` of `key` returned, `v`; a list kept in `lists` where it shares a run there.
+fn observed_from_edn(v: &Edn<'_>, mop: &Edn<'_>, key: &Key, lists: &ReadLists) -> Result<Observed, Problem> {
     match v {
         Edn::Nil => Ok(Observed::Nil),
         Edn::Int(i) => Ok(Observed::Int(*i)),
@@ -327,8 +332,11 @@ fn observed_from_edn(v: &Edn<'_>, mop: &Edn<'_>) -> Result<Observed, Problem> {
                     brief(mop)
                 ))),
             })
-            .collect::<Result<_, _>>()
-            .and_then(shared)
+            .collect::<Result<Vec<i64>, _>>()
+            .and_then(|list| match lists.keep(key, &list) {
+                Some(kept) => Ok(kept),
+                None => shared(list),
+            })
             .map(Observed::List),
         other => Err(shape(format!(
             "expected a read value (nil, an integer or a vector of integers), found {}",

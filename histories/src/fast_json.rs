@@ -13,6 +13,7 @@ use crate::key::Key;
 use crate::mop::{Mop, Observed};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::Position;
+use crate::read_lists::ReadLists;
 use crate::shared_slice::{BlockWriter, SharedSlice};
 use crate::well_formed::{ParsedOp, ParsedOps};
 use crate::write_version::WriteVersion;
@@ -22,18 +23,20 @@ use crate::write_version::WriteVersion;
 const MAX_DIGITS: usize = 18;
 
 /// Reads `text`, one operation object starting at `origin` (followed by nothing but spaces), after the
-/// operations in `into`, if it has the common shape; false (`into` unchanged) when the general reader
-/// must decide what it means.
-pub(crate) fn parse_into(text: &str, origin: Position, into: &mut ParsedOps) -> bool {
+/// operations in `into`, if it has the common shape, its reads' lists kept in `lists`; false (`into`
+/// unchanged) when the general reader must decide what it means.
+pub(crate) fn parse_into(text: &str, origin: Position, lists: &ReadLists, into: &mut ParsedOps) -> bool {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
     }
-    SCRATCH.with(|scratch| parse_with(text, origin, &mut scratch.borrow_mut(), into)).is_some()
+    SCRATCH.with(|scratch| parse_with(text, origin, &mut scratch.borrow_mut(), lists, into)).is_some()
 }
 
 /// What a thread reuses from one object to the next: a transaction's micro-ops and a read's list are
-/// collected in buffers, then moved into the thread's blocks of micro-ops and of lists, at their exact
-/// length and with no allocation of their own (a history holds millions of both).
+/// collected in buffers, then moved into the thread's blocks of micro-ops and into the reading's runs of
+/// lists ([`ReadLists`]; into the thread's blocks of lists when a list is not a prefix or extension of
+/// its key's run), at their exact length and with no allocation of their own (a history holds millions
+/// of both).
 #[derive(Default)]
 struct Scratch {
     mops: Vec<Mop>,
@@ -42,8 +45,14 @@ struct Scratch {
     list_blocks: BlockWriter<i64>,
 }
 
-fn parse_with(text: &str, origin: Position, scratch: &mut Scratch, into: &mut ParsedOps) -> Option<()> {
-    let mut s = Scanner { text, bytes: text.as_bytes(), at: 0, scratch };
+fn parse_with(
+    text: &str,
+    origin: Position,
+    scratch: &mut Scratch,
+    lists: &ReadLists,
+    into: &mut ParsedOps,
+) -> Option<()> {
+    let mut s = Scanner { text, bytes: text.as_bytes(), at: 0, scratch, lists };
     s.byte(b'{')?;
     let mut seen = 0u8;
     let mut index = None;
@@ -128,6 +137,7 @@ struct Scanner<'a, 's> {
     bytes: &'a [u8],
     at: usize,
     scratch: &'s mut Scratch,
+    lists: &'s ReadLists,
 }
 
 impl<'a> Scanner<'a, '_> {
@@ -395,7 +405,7 @@ impl<'a> Scanner<'a, '_> {
             b'r' => {
                 self.spaces();
                 let value = match self.peek()? {
-                    b',' => self.then(Self::observed)?,
+                    b',' => self.then(|s| s.observed(&key))?,
                     _ => Observed::Nil,
                 };
                 Mop::Read { key, value }
@@ -418,8 +428,8 @@ impl<'a> Scanner<'a, '_> {
         Some(mop)
     }
 
-    /// What a read returned: `null`, an integer, or a list of integers.
-    fn observed(&mut self) -> Option<Observed> {
+    /// What a read of `key` returned: `null`, an integer, or a list of integers.
+    fn observed(&mut self, key: &Key) -> Option<Observed> {
         match self.peek()? {
             b'n' => self.literal(b"null").map(|()| Observed::Nil),
             b'[' => {
@@ -431,7 +441,9 @@ impl<'a> Scanner<'a, '_> {
                 }
                 self.scratch.list.clear();
                 self.elements()?;
-                self.scratch.list_blocks.copy(&self.scratch.list).map(Observed::List)
+                let list = &self.scratch.list;
+                let kept = self.lists.keep(key, list).or_else(|| self.scratch.list_blocks.copy(list));
+                kept.map(Observed::List)
             }
             _ => self.integer().map(Observed::Int),
         }
@@ -513,7 +525,9 @@ pub fn read_object_both_ways(text: &str) -> (Option<ReadObject>, Result<ReadObje
     let origin = Position::new(1, 1);
     let as_tuple = |p: ParsedOp| (p.index, p.process, p.op);
     let mut read = ParsedOps::default();
-    let fast = parse_into(text, origin, &mut read).then(|| read.into_vec().into_iter().map(as_tuple).next()).flatten();
+    let fast = parse_into(text, origin, &ReadLists::default(), &mut read)
+        .then(|| read.into_vec().into_iter().map(as_tuple).next())
+        .flatten();
     let general = crate::json::parse_object_in_general(text, origin)
         .map(as_tuple)
         .map_err(|(at, problem)| format!("{at}: {problem}"));

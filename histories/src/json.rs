@@ -16,6 +16,7 @@ use crate::error::Problem;
 use crate::mop::{MaybeRows, Mop, Mops};
 use crate::op::{Function, Op, OpType, OpValue, Process};
 use crate::position::{LineIndex, Position};
+use crate::read_lists::ReadLists;
 use crate::shared_slice::SharedSlice;
 use crate::well_formed::{ParsedOp, ParsedOps};
 
@@ -50,7 +51,7 @@ pub(crate) fn read_lines_by(text: &str, reader: ObjectReader) -> Result<ParsedOp
     let bytes = text.as_bytes();
     let (pieces, _) = cut(bytes, PIECE, 0, 0);
     let mut buffers = Vec::new();
-    let read = parse_pieces(bytes, &pieces, reader, &mut buffers);
+    let read = parse_pieces(bytes, &pieces, reader, &ReadLists::default(), &mut buffers);
     append_pieces(read, &mut buffers, &mut ops)?;
     Ok(ops)
 }
@@ -78,11 +79,12 @@ fn read_lines_in_blocks(mut input: impl Read + Send, block: usize, piece: usize)
     let mut buf: Vec<u8> = Vec::with_capacity(block + piece);
     let mut next: Vec<u8> = Vec::with_capacity(block + piece);
     let mut reader = BlockReader { block, piece, ended: false, lines: 0, offset: 0 };
+    let lists = ReadLists::default();
     let mut pieces = reader.read(&mut input, &mut buf).map_err(StreamError::Io)?;
     loop {
         let tail = &buf[pieces.last().map_or(0, |p| p.bytes.end)..];
         let (read, (appended, read_on)) = rayon::join(
-            || parse_pieces(&buf, &pieces, ObjectReader::Fast, &mut parsing),
+            || parse_pieces(&buf, &pieces, ObjectReader::Fast, &lists, &mut parsing),
             || {
                 let appended = append_pieces(std::mem::take(&mut before_read), &mut before, &mut parsed);
                 if appended.is_err() || pieces.is_empty() {
@@ -186,6 +188,7 @@ fn parse_pieces(
     bytes: &[u8],
     pieces: &[PieceAt],
     reader: ObjectReader,
+    lists: &ReadLists,
     buffers: &mut Vec<ParsedOps>,
 ) -> Vec<Result<(), Located>> {
     if buffers.len() < pieces.len() {
@@ -194,7 +197,7 @@ fn parse_pieces(
     pieces
         .par_iter()
         .zip(buffers.par_iter_mut())
-        .map(|(piece, ops)| read_piece(&bytes[piece.bytes.clone()], piece, reader, ops))
+        .map(|(piece, ops)| read_piece(&bytes[piece.bytes.clone()], piece, reader, lists, ops))
         .collect()
 }
 
@@ -219,7 +222,13 @@ fn line_count(bytes: &[u8]) -> u32 {
 
 /// Parses the lines of one piece, `bytes`, into `ops`. Invalid UTF-8 is refused with its line, column
 /// and byte offset in the stream, after the lines before it are read (an error there comes first).
-fn read_piece(bytes: &[u8], at: &PieceAt, reader: ObjectReader, ops: &mut ParsedOps) -> Result<(), Located> {
+fn read_piece(
+    bytes: &[u8],
+    at: &PieceAt,
+    reader: ObjectReader,
+    lists: &ReadLists,
+    ops: &mut ParsedOps,
+) -> Result<(), Located> {
     ops.clear();
     // Room for lines of 100 bytes on average (a generated history's are about 150): a piece's vectors
     // then never grow by copying, and room never used is never touched.
@@ -239,7 +248,7 @@ fn read_piece(bytes: &[u8], at: &PieceAt, reader: ObjectReader, ops: &mut Parsed
         // Cut at ASCII newlines of a `str`, so at character boundaries.
         let line = text.get(start..end).unwrap_or_default();
         start = end + 1;
-        parse_line(line, at.lines_before + i as u32 + 1, reader, ops)?;
+        parse_line(line, at.lines_before + i as u32 + 1, reader, lists, ops)?;
     }
     match invalid {
         None => Ok(()),
@@ -258,14 +267,20 @@ pub(crate) enum StreamError {
 }
 
 /// Reads the operation on line `number`, if it is not blank, after the operations in `into`.
-fn parse_line(line: &str, number: u32, reader: ObjectReader, into: &mut ParsedOps) -> Result<(), Located> {
+fn parse_line(
+    line: &str,
+    number: u32,
+    reader: ObjectReader,
+    lists: &ReadLists,
+    into: &mut ParsedOps,
+) -> Result<(), Located> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     let start = line.len() - line.trim_start().len();
     if line[start..].trim_end().is_empty() {
         return Ok(());
     }
     let (object, origin) = (&line[start..], Position::new(number, start as u32 + 1));
-    if reader == ObjectReader::Fast && crate::fast_json::parse_into(object, origin, into) {
+    if reader == ObjectReader::Fast && crate::fast_json::parse_into(object, origin, lists, into) {
         return Ok(());
     }
     into.push(parse_object_in_general(object, origin)?);
@@ -282,6 +297,7 @@ pub(crate) fn read_array(text: &str) -> Result<ParsedOps, Located> {
     }
     pos = skip_whitespace(text, pos + 1);
     let mut ops = ParsedOps::default();
+    let lists = ReadLists::default();
     if text[pos..].starts_with(']') {
         return finish_array(text, pos + 1, ops, at);
     }
@@ -295,7 +311,7 @@ pub(crate) fn read_array(text: &str) -> Result<ParsedOps, Located> {
                 return Err((origin, Problem::Syntax("expected an operation or ], found the end of the file".into())));
             }
         };
-        if !crate::fast_json::parse_into(raw.get(), origin, &mut ops) {
+        if !crate::fast_json::parse_into(raw.get(), origin, &lists, &mut ops) {
             ops.push(parse_object_in_general(raw.get(), origin)?);
         }
         pos = skip_whitespace(text, pos + stream.byte_offset());

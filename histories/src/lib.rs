@@ -32,6 +32,7 @@ mod mop_rules;
 mod nesting;
 mod op;
 mod position;
+mod read_lists;
 mod shared_slice;
 mod transaction_order;
 mod well_formed;

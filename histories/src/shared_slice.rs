@@ -286,6 +286,76 @@ impl<T> BlockWriter<T> {
     }
 }
 
+/// A run of items that grows at its end, in a block of its own with room to grow, any prefix of which is
+/// handed out as a [`SharedSlice`]: the storage of a key's list as its reads see it lengthen, so that
+/// each read is a prefix of one run rather than a copy of its own. It keeps the module's invariant: the
+/// run writes only its own block, only past its length (every slice it handed out ends at or before
+/// it), and each slot once; when the block is full the run moves to a new one twice as large, and the
+/// old block lives on for the slices that hold it.
+pub struct GrowingRun<T> {
+    block: Arc<Block<T>>,
+    /// How many of the block's slots are written (the block's own count, which only this run raises).
+    len: usize,
+}
+
+impl<T: Copy> GrowingRun<T> {
+    /// The fewest slots a run's block has.
+    const MIN_ROOM: usize = 8;
+
+    /// A run holding `items`, with room for as many more; `None` when they are more than
+    /// [`SharedSlice::MAX_LEN`].
+    pub fn new(items: &[T]) -> Option<GrowingRun<T>> {
+        let mut run = GrowingRun { block: Arc::new(Block::with_capacity(0)), len: 0 };
+        run.extend(items).then_some(run)
+    }
+
+    /// The items, as a slice.
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: the first `len` slots were written by this run, and are never written again.
+        unsafe { std::slice::from_raw_parts(self.block.slots.as_ptr().cast::<T>(), self.len) }
+    }
+
+    /// The first `len` items (at most the run's length), as a slice sharing the run's block.
+    pub fn prefix(&self, len: usize) -> SharedSlice<T> {
+        assert!(len <= self.len, "a prefix of {len} items of a run of {}", self.len);
+        match len {
+            0 => SharedSlice::new(),
+            // `len` fits in a `u32`: the run's length does (see `extend`).
+            _ => SharedSlice { block: Some(Arc::clone(&self.block)), start: 0, len: len as u32 },
+        }
+    }
+
+    /// Adds `more` at the run's end, in a new block twice the new length when they do not fit; false
+    /// (the run unchanged) when the run would hold more than [`SharedSlice::MAX_LEN`] items.
+    pub fn extend(&mut self, more: &[T]) -> bool {
+        let len = self.len + more.len();
+        if len > SharedSlice::<T>::MAX_LEN {
+            return false;
+        }
+        if self.block.slots.len() < len {
+            let block = Arc::new(Block::with_capacity(len.saturating_mul(2).max(Self::MIN_ROOM)));
+            write_slots(&block, 0, self.as_slice());
+            block.filled.store(self.len, Ordering::Release);
+            self.block = block;
+        }
+        write_slots(&self.block, self.len, more);
+        self.len = len;
+        // Release: whoever drops the block sees the items it counts written.
+        self.block.filled.store(len, Ordering::Release);
+        true
+    }
+}
+
+/// Writes `items` into `block`'s slots from `start`, which its one writer has not written and no slice
+/// covers.
+fn write_slots<T: Copy>(block: &Block<T>, start: usize, items: &[T]) {
+    for (slot, item) in block.slots[start..start + items.len()].iter().zip(items) {
+        // SAFETY: the caller writes slots past every slice handed out of this block, once each (the
+        // module's invariant), so nothing reads this one, and it has not been written.
+        unsafe { (*slot.get()).write(*item) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,5 +461,34 @@ mod tests {
         let more: Vec<SharedSlice<i64>> = (0..1000).map(|i| writer.copy(&[i]).expect("fits")).collect();
         assert_eq!(reader.join().unwrap(), (0..1000).map(|i| 2 * i + 1).sum::<i64>());
         assert_eq!(more[999].as_slice(), [999]);
+    }
+
+    #[test]
+    fn a_growing_run_hands_out_prefixes_that_keep_their_items_as_it_grows() {
+        let mut run = GrowingRun::new(&[1i64, 2]).expect("fits");
+        let first = run.prefix(2);
+        let none = run.prefix(0);
+        assert!(run.extend(&[3, 4, 5]));
+        let middle = run.prefix(4);
+        // Past its first block's eight slots, the run moves to a new block; the slices keep the old one.
+        assert!(run.extend(&[6, 7, 8, 9, 10, 11]));
+        let whole = run.prefix(11);
+        assert_eq!(first.as_slice(), [1, 2]);
+        assert!(none.is_empty());
+        assert_eq!(middle.as_slice(), [1, 2, 3, 4]);
+        assert_eq!(whole.as_slice(), (1..=11).collect::<Vec<i64>>());
+        assert_eq!(run.as_slice(), whole.as_slice());
+        assert!(Arc::ptr_eq(first.block.as_ref().unwrap(), middle.block.as_ref().unwrap()));
+        assert!(!Arc::ptr_eq(first.block.as_ref().unwrap(), whole.block.as_ref().unwrap()));
+        drop(run);
+        assert_eq!(whole[10], 11);
+        assert_eq!(middle.as_slice(), [1, 2, 3, 4]);
+    }
+
+    #[test]
+    #[should_panic(expected = "a prefix of 3 items of a run of 2")]
+    fn a_prefix_longer_than_its_run_is_refused() {
+        let run = GrowingRun::new(&[1i64, 2]).expect("fits");
+        let _ = run.prefix(3);
     }
 }
