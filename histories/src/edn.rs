@@ -23,7 +23,7 @@ pub(crate) fn read(text: &str) -> Result<Vec<ParsedOp>, Located> {
     let lines = LineIndex::new(text);
     crate::nesting::check_edn(text).map_err(|(at, problem)| (lines.position(at), problem))?;
     let mut ops = Vec::with_capacity(text.len() / 96);
-    let lists = ReadLists::default();
+    let lists = ReadLists::for_text(text.len());
     let mut pos = skip_blank(text, 0);
     let one_vector = text[pos..].starts_with('[');
     if one_vector {

@@ -525,7 +525,7 @@ pub fn read_object_both_ways(text: &str) -> (Option<ReadObject>, Result<ReadObje
     let origin = Position::new(1, 1);
     let as_tuple = |p: ParsedOp| (p.index, p.process, p.op);
     let mut read = ParsedOps::default();
-    let fast = parse_into(text, origin, &ReadLists::default(), &mut read)
+    let fast = parse_into(text, origin, &ReadLists::for_text(text.len()), &mut read)
         .then(|| read.into_vec().into_iter().map(as_tuple).next())
         .flatten();
     let general = crate::json::parse_object_in_general(text, origin)

@@ -51,7 +51,7 @@ pub(crate) fn read_lines_by(text: &str, reader: ObjectReader) -> Result<ParsedOp
     let bytes = text.as_bytes();
     let (pieces, _) = cut(bytes, PIECE, 0, 0);
     let mut buffers = Vec::new();
-    let read = parse_pieces(bytes, &pieces, reader, &ReadLists::default(), &mut buffers);
+    let read = parse_pieces(bytes, &pieces, reader, &ReadLists::for_text(text.len()), &mut buffers);
     append_pieces(read, &mut buffers, &mut ops)?;
     Ok(ops)
 }
@@ -61,15 +61,21 @@ pub(crate) fn read_lines_by(text: &str, reader: ObjectReader) -> Result<ParsedOp
 /// is the one a line-by-line reading meets first: invalid UTF-8 is refused with its line and its byte
 /// offset in the stream, after any error on the lines before it.
 pub(crate) fn read_lines_from(input: impl Read + Send) -> Result<ParsedOps, StreamError> {
-    read_lines_in_blocks(input, BLOCK, PIECE)
+    read_lines_in_blocks(input, BLOCK, PIECE, &ReadLists::for_stream())
 }
 
-/// [`read_lines_from`] with blocks of `block` bytes cut into pieces of `piece` bytes. Reading is a
+/// [`read_lines_from`] with blocks of `block` bytes cut into pieces of `piece` bytes, the reads' lists
+/// kept in `lists`, told where the reading is before each block is parsed. Reading is a
 /// pipeline of two stages run side by side: while the pieces of one block are parsed, the operations of
 /// the block before are appended to the history's and the next block is read and cut. Nothing but
 /// joining the two stages waits for the other, and an error is still the one a line-by-line reading
 /// meets first: the block before's before this block's, this block's before a failure to read on.
-fn read_lines_in_blocks(mut input: impl Read + Send, block: usize, piece: usize) -> Result<ParsedOps, StreamError> {
+fn read_lines_in_blocks(
+    mut input: impl Read + Send,
+    block: usize,
+    piece: usize,
+    lists: &ReadLists,
+) -> Result<ParsedOps, StreamError> {
     let mut parsed = ParsedOps::default();
     // The pieces of the block being parsed, and those of the block before with how their parsing went,
     // waiting to be appended; each set keeps its memory from block to block.
@@ -79,12 +85,12 @@ fn read_lines_in_blocks(mut input: impl Read + Send, block: usize, piece: usize)
     let mut buf: Vec<u8> = Vec::with_capacity(block + piece);
     let mut next: Vec<u8> = Vec::with_capacity(block + piece);
     let mut reader = BlockReader { block, piece, ended: false, lines: 0, offset: 0 };
-    let lists = ReadLists::default();
     let mut pieces = reader.read(&mut input, &mut buf).map_err(StreamError::Io)?;
     loop {
+        lists.passed(pieces.first().map_or(0, |p| p.offset));
         let tail = &buf[pieces.last().map_or(0, |p| p.bytes.end)..];
         let (read, (appended, read_on)) = rayon::join(
-            || parse_pieces(&buf, &pieces, ObjectReader::Fast, &lists, &mut parsing),
+            || parse_pieces(&buf, &pieces, ObjectReader::Fast, lists, &mut parsing),
             || {
                 let appended = append_pieces(std::mem::take(&mut before_read), &mut before, &mut parsed);
                 if appended.is_err() || pieces.is_empty() {
@@ -297,7 +303,7 @@ pub(crate) fn read_array(text: &str) -> Result<ParsedOps, Located> {
     }
     pos = skip_whitespace(text, pos + 1);
     let mut ops = ParsedOps::default();
-    let lists = ReadLists::default();
+    let lists = ReadLists::for_text(text.len());
     if text[pos..].starts_with(']') {
         return finish_array(text, pos + 1, ops, at);
     }
@@ -668,7 +674,7 @@ mod tests {
         let mut outcomes = Vec::new();
         for block in [1, 7, 40, 97, 1 << 20] {
             for piece in [1, 13, 64, 1 << 20] {
-                let read = read_lines_in_blocks(bytes, block, piece).map_err(|e| match e {
+                let read = read_lines_in_blocks(bytes, block, piece, &ReadLists::for_stream()).map_err(|e| match e {
                     StreamError::Io(e) => panic!("reading memory: {e}"),
                     StreamError::Malformed(located) => located,
                 });
@@ -679,6 +685,32 @@ mod tests {
             outcomes.push(outcome(read_lines(text)));
         }
         outcomes
+    }
+
+    #[test]
+    fn a_stream_shares_every_list_once_past_the_size_and_copies_the_short_ones_before() {
+        let line = |list: &str| format!(r#"{{"type": "ok", "process": 0, "value": [["r", "k", {list}]]}}"#);
+        let lines = [line("[1]"), line("[1, 2]"), line("[1, 2, 3]"), line("[1]"), line("[1, 2, 3, 4]")];
+        let text = lines.join("\n");
+        // The size is passed at the third line, and every line is a block of its own.
+        let past = (lines[0].len() + lines[1].len() + 2) as u64;
+        let Ok(read) = read_lines_in_blocks(text.as_bytes(), 1, 1, &ReadLists::sharing_every_past(past)) else {
+            panic!("the lines read");
+        };
+        let lists: Vec<SharedSlice<i64>> = read
+            .into_vec()
+            .iter()
+            .map(|parsed| match &parsed.op.mops()[0] {
+                Mop::Read { value: crate::mop::Observed::List(list), .. } => list.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let expected: [&[i64]; 5] = [&[1], &[1, 2], &[1, 2, 3], &[1], &[1, 2, 3, 4]];
+        assert_eq!(lists.iter().map(|l| l.as_slice()).collect::<Vec<_>>(), expected);
+        assert_ne!(lists[0].as_ptr(), lists[1].as_ptr());
+        assert_ne!(lists[1].as_ptr(), lists[2].as_ptr());
+        assert_eq!(lists[2].as_ptr(), lists[3].as_ptr());
+        assert_eq!(lists[2].as_ptr(), lists[4].as_ptr());
     }
 
     const OPS: &str = concat!(
@@ -725,13 +757,16 @@ mod tests {
         let mut bytes = OPS.as_bytes().to_vec();
         bytes.extend_from_slice(b"\n{\"type\": \"ok\" \"process\": 2}\n");
         bytes.extend(std::iter::repeat_n(b' ', 300));
-        let read =
-            |bytes: &[u8], block: usize, piece: usize| match read_lines_in_blocks(FailingAfter { bytes }, block, piece)
-            {
-                Ok(_) => "read".to_string(),
-                Err(StreamError::Io(e)) => format!("i/o: {e}"),
-                Err(StreamError::Malformed((at, problem))) => format!("{at}: {problem}"),
-            };
+        let read = |bytes: &[u8], block: usize, piece: usize| match read_lines_in_blocks(
+            FailingAfter { bytes },
+            block,
+            piece,
+            &ReadLists::for_stream(),
+        ) {
+            Ok(_) => "read".to_string(),
+            Err(StreamError::Io(e)) => format!("i/o: {e}"),
+            Err(StreamError::Malformed((at, problem))) => format!("{at}: {problem}"),
+        };
         for piece in [1, 13, 1 << 20] {
             // The syntax error on line 7 is in a block read whole before the stream fails.
             for block in [1, 7, 40, 97] {
