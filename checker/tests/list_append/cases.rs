@@ -434,3 +434,42 @@ fn the_first_of_equally_long_reads_near_miss_a_longer_late_read_orders_the_key()
     let h = ordered_early_and_late("rx2", "rx21");
     assert_eq!(summary(&check_anomalies(&h, &["G1"])), (Valid, vec![], vec![]));
 }
+
+#[test]
+fn long_lists_read_from_text_keep_their_anomalies_and_a_near_miss_stays_clean() {
+    // Lists of 40 elements, long enough that a reading shares them (histories' read_lists): a read
+    // that disagrees with its key's run in its last two elements is an incompatible order still, a
+    // read that is a prefix is not, and a read of another key with the same elements is read as it
+    // was. T0 appends 1..=38 to x, T1 39 and T2 40; T3 appends 1..=40 to y; T4 reads x whole, T5 its
+    // first 39 elements, T6 y whole; all seven run concurrently.
+    let whole: Vec<i64> = (1..=40).collect();
+    let mut swapped = whole.clone();
+    swapped.swap(38, 39);
+    let appends =
+        |process: u64, key: &str, values: &[i64]| ok_mops(process, values.iter().map(|&v| append(key, v)).collect());
+    let reader = |process: u64, key: &str, list: &[i64]| ok_mops(process, vec![read(key, Some(list))]);
+    let history = |txns: &[Txn]| {
+        let n = txns.len();
+        let order: Vec<usize> = (0..n).chain(0..n).collect();
+        histories::parse(&jsonl(txns, &order), histories::Format::JsonLines, "long.jsonl").expect("the history reads")
+    };
+    let mut txns = vec![
+        appends(0, "x", &whole[..38]),
+        appends(1, "x", &whole[38..39]),
+        appends(2, "x", &whole[39..]),
+        appends(3, "y", &whole),
+        reader(4, "x", &whole),
+        reader(5, "x", &whole[..39]),
+        reader(6, "y", &whole),
+    ];
+    let clean = check_default(&history(&txns));
+    assert_eq!(summary(&clean), (Valid, vec![], vec![]));
+    // T7 reads x with its last two elements swapped.
+    txns.push(reader(7, "x", &swapped));
+    let r = check_default(&history(&txns));
+    assert_eq!(summary(&r), (Invalid, vec!["incompatible-order"], vec!["read-committed"]));
+    let case = only_case(&r, "incompatible-order");
+    // Against the longest read, T4's (completed at index 8 + 4); T7's completed at 15.
+    assert_eq!(case.txns, vec![12, 15]);
+    assert_eq!(case.facts["values"], json!([whole, swapped]));
+}
