@@ -12,11 +12,11 @@
 //!
 //! Finding a key's run costs a few cache misses (the keys of a large history are met in no order a cache
 //! can follow), more than copying a short list into the reader's block: at 1M generated transactions
-//! (308 MB of text, lists of 16 elements on average) sharing every list took the check from 0.93 s to 1.14 s
-//! (medians of ten alternating runs) for 139 MB less memory. So a reading shares only long lists
+//! (308 MB of text, lists of 16 elements on average) sharing every list took the check from 0.93 s to
+//! 1.14 s (medians of ten alternating runs) for 135 MiB less memory. So a reading shares only long lists
 //! ([`LONG`] elements or more) until it has read [`EVERY_PAST`] bytes of text, the size past which the
 //! memory is worth more than the time (at 10M transactions, 3.2 GB, sharing every list took the peak
-//! from 7.63 GB to 6.49 GB and left the time as it was), and every list after. This module owns that
+//! from 7.27 GiB to 6.19 GiB and left the time as it was), and every list after. This module owns that
 //! choice; the storage and its invariant are `crate::shared_slice`'s, and what a list means is the
 //! checker's.
 
