@@ -34,9 +34,9 @@ pub(crate) fn parse_into(text: &str, origin: Position, lists: &ReadLists, into: 
 
 /// What a thread reuses from one object to the next: a transaction's micro-ops and a read's list are
 /// collected in buffers, then moved into the thread's blocks of micro-ops and into the reading's runs of
-/// lists ([`ReadLists`]; into the thread's blocks of lists when a list is not a prefix or extension of
-/// its key's run), at their exact length and with no allocation of their own (a history holds millions
-/// of both).
+/// lists ([`ReadLists`]; into the thread's blocks of lists when the reading does not share a list: see
+/// [`ReadLists::keep`]), at their exact length and with no allocation of their own (a history holds
+/// millions of both).
 #[derive(Default)]
 struct Scratch {
     mops: Vec<Mop>,
