@@ -272,12 +272,9 @@ impl<T> BlockWriter<T> {
             return SharedSlice::new();
         }
         let start = self.room(len);
-        for (slot, item) in self.block.slots[start..start + len].iter().zip(items) {
-            // SAFETY: the slot lies past every slice this writer handed out (they end at or before
-            // `filled`, and this block is only ever written by this writer), so nothing reads it, and it
-            // has not been written: the module's invariant.
-            unsafe { (*slot.get()).write(item) };
-        }
+        // The slots lie past every slice this writer handed out (they end at or before `filled`, and this
+        // block is only ever written by this writer).
+        write_slots(&self.block, start, len, items);
         self.filled = start + len;
         // Release: whoever drops the block sees the items it counts written.
         self.block.filled.store(self.filled, Ordering::Release);
@@ -334,11 +331,12 @@ impl<T: Copy> GrowingRun<T> {
         }
         if self.block.slots.len() < len {
             let block = Arc::new(Block::with_capacity(len.saturating_mul(2).max(Self::MIN_ROOM)));
-            write_slots(&block, 0, self.as_slice());
+            write_slots(&block, 0, self.len, self.as_slice().iter().copied());
             block.filled.store(self.len, Ordering::Release);
             self.block = block;
         }
-        write_slots(&self.block, self.len, more);
+        // The slots lie past every prefix this run handed out.
+        write_slots(&self.block, self.len, more.len(), more.iter().copied());
         self.len = len;
         // Release: whoever drops the block sees the items it counts written.
         self.block.filled.store(len, Ordering::Release);
@@ -346,13 +344,13 @@ impl<T: Copy> GrowingRun<T> {
     }
 }
 
-/// Writes `items` into `block`'s slots from `start`, which its one writer has not written and no slice
-/// covers.
-fn write_slots<T: Copy>(block: &Block<T>, start: usize, items: &[T]) {
-    for (slot, item) in block.slots[start..start + items.len()].iter().zip(items) {
-        // SAFETY: the caller writes slots past every slice handed out of this block, once each (the
-        // module's invariant), so nothing reads this one, and it has not been written.
-        unsafe { (*slot.get()).write(*item) };
+/// Writes `len` items into `block`'s slots from `start`: slots that the block's one writer (a
+/// [`BlockWriter`] or a [`GrowingRun`]) has not written and no slice covers, as the caller ensures.
+fn write_slots<T>(block: &Block<T>, start: usize, len: usize, items: impl Iterator<Item = T>) {
+    for (slot, item) in block.slots[start..start + len].iter().zip(items) {
+        // SAFETY: the slot lies past every slice handed out of this block and is written once (the
+        // module's invariant, which the caller keeps), so nothing reads it, and it has not been written.
+        unsafe { (*slot.get()).write(item) };
     }
 }
 
