@@ -735,6 +735,51 @@ mod tests {
         assert!(every_cut(with_newline.as_bytes()).iter().all(|o| *o == Ok(first.clone())));
     }
 
+    /// Lines that give an index or a process, or neither, each read in every cut: an operation without an
+    /// index is numbered by its position, one without a process pairs with the next completion that has
+    /// none, and they get a client process after the largest named.
+    const GIVEN_OR_NOT: [&str; 6] = [
+        r#"{"type": "invoke", "index": 10, "process": 0, "value": [["append", "x", 1]]}"#,
+        r#"{"type": "ok", "process": 0, "value": [["append", "x", 1]]}"#,
+        r#"{"type": "invoke", "value": [["r", "x", null]]}"#,
+        r#"{"type": "ok", "index": 20, "value": [["r", "x", [1]]]}"#,
+        r#"{"type": "invoke", "index": 30, "process": 5, "value": [["append", "x", 2]]}"#,
+        r#"{"type": "ok", "process": 5, "value": [["append", "x", 2]]}"#,
+    ];
+
+    #[test]
+    fn operations_without_an_index_or_a_process_are_numbered_by_position_and_given_a_fresh_process() {
+        let text = GIVEN_OR_NOT.join("\n");
+        let expected = [(10, 0), (1, 0), (2, 6), (20, 6), (30, 5), (5, 5)];
+        for block in [1, 7, 40, 97, 1 << 20] {
+            for piece in [1, 13, 64, 1 << 20] {
+                let Ok(read) = read_lines_in_blocks(text.as_bytes(), block, piece, &ReadLists::for_stream()) else {
+                    panic!("the lines read");
+                };
+                let history = crate::well_formed::settle(read).expect("a well-formed history");
+                let got: Vec<(u64, u64)> = history
+                    .ops()
+                    .iter()
+                    .map(|op| match op.process() {
+                        Process::Client(p) => (op.index, p),
+                        Process::Nemesis => panic!("{op:?}"),
+                    })
+                    .collect();
+                assert_eq!(got, expected, "block {block}, piece {piece}");
+                assert_eq!(history.partner(2), Some(3));
+            }
+        }
+    }
+
+    #[test]
+    fn a_position_that_numbers_an_operation_without_an_index_is_refused_when_another_gave_it() {
+        let mut lines = GIVEN_OR_NOT.map(String::from);
+        // The last line, at position 5, gives no index: the first now gives 5 as well.
+        lines[0] = lines[0].replace("\"index\": 10", "\"index\": 5");
+        let refusal = "6:1: index 5 is used twice (also at line 1): indices must be unique".to_string();
+        assert!(every_cut(lines.join("\n").as_bytes()).iter().all(|o| *o == Err(refusal.clone())));
+    }
+
     /// A stream that gives `bytes` and then fails.
     struct FailingAfter<'a> {
         bytes: &'a [u8],

@@ -98,6 +98,10 @@ impl Process {
 /// How an operation stores [`Process::Nemesis`].
 const NEMESIS: u64 = u64::MAX;
 
+/// How an operation read from a file stores, until it is settled, that the file gave it no process: above
+/// every client a file may name ([`Process::MAX_CLIENT`]) and below the nemesis's number.
+const NO_PROCESS_GIVEN: u64 = u64::MAX - 1;
+
 /// How an operation stores "no time"; times are never negative (readers refuse a negative one).
 const NO_TIME: i64 = i64::MIN;
 
@@ -304,6 +308,35 @@ impl Op {
     /// Sets who performed it. Panics on client `u64::MAX` (readers refuse any above [`Process::MAX_CLIENT`]).
     pub fn set_process(&mut self, process: Process) {
         self.process = process.code();
+    }
+
+    /// Keeps the process a file gave the operation (if any) in the operation itself, until the history is
+    /// settled ([`crate::well_formed`]): a history of millions then holds no list of them beside its
+    /// operations. Panics on client `u64::MAX - 1`, as [`Op::set_process`] does on `u64::MAX` (readers
+    /// refuse any above [`Process::MAX_CLIENT`]).
+    pub(crate) fn set_given_process(&mut self, process: Option<Process>) {
+        self.process = match process {
+            None => NO_PROCESS_GIVEN,
+            Some(p) => {
+                let code = p.code();
+                assert!(
+                    code != NO_PROCESS_GIVEN,
+                    "client process {code} is the number a read operation keeps for none"
+                );
+                code
+            }
+        };
+    }
+
+    /// The process [`Op::set_given_process`] kept.
+    pub(crate) fn given_process(&self) -> Option<Process> {
+        (self.process != NO_PROCESS_GIVEN).then(|| Process::from_code(self.process))
+    }
+
+    /// Puts back the placeholders a reader builds an operation with ([`Op::read`]): index and process 0.
+    pub(crate) fn clear_index_and_process(&mut self) {
+        self.index = 0;
+        self.process = 0;
     }
 
     /// The operation with why it failed or is indeterminate, if it did or is.

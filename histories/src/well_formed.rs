@@ -4,9 +4,7 @@
 //! several invokes in flight on one process are read as [`crate::leniency`] describes. This module owns those rules (the micro-ops' own, one key type and unique writes, are [`crate::mop_rules`]'s); the
 //! per-operation syntax is the readers', and consistency is the checker's.
 
-use rayon::iter::{
-    IndexedParallelIterator, IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend, ParallelIterator,
-};
+use rayon::iter::{ParallelDrainRange, ParallelExtend};
 use rustc_hash::FxHashMap;
 
 use crate::error::Problem;
@@ -29,16 +27,16 @@ pub(crate) struct ParsedOp {
     pub op: Op,
 }
 
-/// Operations as read, in file order, kept apart from the index and process each gave, so that
-/// settling them moves no operation: a history of millions is never held twice.
+/// Operations as read, in file order. Each keeps the index and process it gave in its own fields (the
+/// process as [`Op::set_given_process`] keeps it); the few without an index are listed apart. Settling
+/// them moves no operation and needs no list of indices or processes beside them: a history of millions
+/// is never held twice.
 #[derive(Debug, Default)]
 pub(crate) struct ParsedOps {
-    /// The operations (their `index` and `process` are placeholders until [`settle`] fills them).
+    /// The operations (an index of one without any is a placeholder until [`settle`] fills it).
     ops: Vec<Op>,
-    /// The index each gave, if any.
-    indices: Vec<Option<u64>>,
-    /// The process each gave, if any.
-    processes: Vec<Option<Process>>,
+    /// The positions of the operations that gave no index, in order.
+    without_index: Vec<u32>,
     /// Each one's type, kept apart so that pairing reads a byte an operation, not the operation.
     kinds: Vec<OpType>,
     /// What their micro-ops say for the rules across operations, noted as each is added.
@@ -50,8 +48,7 @@ impl ParsedOps {
     pub fn with_capacity(n: usize) -> ParsedOps {
         ParsedOps {
             ops: Vec::with_capacity(n),
-            indices: Vec::with_capacity(n),
-            processes: Vec::with_capacity(n),
+            without_index: Vec::new(),
             kinds: Vec::with_capacity(n),
             facts: MopFacts::default(),
         }
@@ -64,29 +61,39 @@ impl ParsedOps {
 
     /// Adds an operation after the others, with the index and process it gave.
     #[inline]
-    pub fn push_parts(&mut self, index: Option<u64>, process: Option<Process>, op: Op) {
+    pub fn push_parts(&mut self, index: Option<u64>, process: Option<Process>, mut op: Op) {
         self.facts.note(self.ops.len(), &op, process);
+        match index {
+            Some(index) => op.index = index,
+            None => self.without_index.push(self.ops.len() as u32),
+        }
+        op.set_given_process(process);
         self.kinds.push(op.kind);
         self.ops.push(op);
-        self.indices.push(index);
-        self.processes.push(process);
     }
 
     /// The operations as read, each with the index and process it gave.
     pub fn into_vec(self) -> Vec<ParsedOp> {
-        let ParsedOps { ops, indices, processes, .. } = self;
+        let ParsedOps { ops, without_index, .. } = self;
+        let mut without_index = without_index.into_iter().peekable();
         ops.into_iter()
-            .zip(indices)
-            .zip(processes)
-            .map(|((op, index), process)| ParsedOp { index, process, op })
+            .enumerate()
+            .map(|(position, mut op)| {
+                let index = match without_index.next_if_eq(&(position as u32)) {
+                    Some(_) => None,
+                    None => Some(op.index),
+                };
+                let process = op.given_process();
+                op.clear_index_and_process();
+                ParsedOp { index, process, op }
+            })
             .collect()
     }
 
     /// Empties it, keeping its room.
     pub fn clear(&mut self) {
         self.ops.clear();
-        self.indices.clear();
-        self.processes.clear();
+        self.without_index.clear();
         self.kinds.clear();
         self.facts.clear();
     }
@@ -94,16 +101,13 @@ impl ParsedOps {
     /// Makes room for `n` more operations.
     pub fn reserve(&mut self, n: usize) {
         self.ops.reserve(n);
-        self.indices.reserve(n);
-        self.processes.reserve(n);
         self.kinds.reserve(n);
     }
 
     /// Gives back the room grown beyond the operations read (for a large history, in place).
     pub fn shrink_to_fit(&mut self) {
         self.ops.shrink_to_fit();
-        self.indices.shrink_to_fit();
-        self.processes.shrink_to_fit();
+        self.without_index.shrink_to_fit();
         self.kinds.shrink_to_fit();
         self.facts.shrink_to_fit();
     }
@@ -111,10 +115,10 @@ impl ParsedOps {
     /// Moves `other`'s operations after these, leaving it empty (with its room): the operations, large
     /// and many, are moved on all cores, each taking the page faults of the part it writes.
     pub fn append(&mut self, other: &mut ParsedOps) {
+        let before = self.ops.len() as u32;
         self.facts.append(&mut other.facts, self.ops.len());
         self.ops.par_extend(other.ops.par_drain(..));
-        self.indices.append(&mut other.indices);
-        self.processes.append(&mut other.processes);
+        self.without_index.extend(other.without_index.drain(..).map(|p| p + before));
         self.kinds.append(&mut other.kinds);
     }
 }
@@ -129,42 +133,43 @@ impl From<Vec<ParsedOp>> for ParsedOps {
     }
 }
 
-/// Settles indices and processes, pairs invocations with completions, and checks the rules. The
-/// indices, types and processes are worked on apart from the operations (a pass over millions of
-/// operations waits on memory); the operations are then given their index and process on all cores.
+/// Settles indices and processes, pairs invocations with completions, and checks the rules. The types
+/// are worked on apart from the operations (a pass over millions of operations waits on memory).
 pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
-    let ParsedOps { mut ops, indices, processes: given, kinds, facts } = parsed;
-    let index_of = |position: usize| indices[position].unwrap_or(position as u64);
-    check_unique_indices(&ops, index_of)?;
+    let ParsedOps { mut ops, without_index, kinds, facts } = parsed;
+    // An operation without an index is numbered by its position.
+    for position in without_index {
+        ops[position as usize].index = u64::from(position);
+    }
+    check_unique_indices(&ops)?;
     // What was written is settled for the rules across micro-ops (told free of repeats, or sorted) while
     // operations are paired.
     let (paired, facts) = rayon::join(
-        || pair(&ops, &kinds, &given),
+        || pair(&ops, &kinds),
         move || {
             let mut facts = facts;
             facts.settle_writes();
             facts
         },
     );
-    let (processes, pairing) = paired?;
-    ops.par_iter_mut().zip(processes).enumerate().for_each(|(position, (op, process))| {
-        op.index = index_of(position);
-        op.set_process(process);
-    });
+    let (assigned, pairing) = paired?;
+    for (position, process) in assigned {
+        ops[position].set_process(Process::Client(process));
+    }
     let mop_kinds = facts.kinds;
     crate::mop_rules::check(&ops, &pairing, facts)?;
     Ok(History::from_parts(ops, pairing, mop_kinds))
 }
 
-/// Refuses an index given twice; `index_of` gives each operation's.
-fn check_unique_indices(ops: &[Op], index_of: impl Fn(usize) -> u64) -> Result<(), Located> {
-    if (1..ops.len()).all(|i| index_of(i - 1) < index_of(i)) {
+/// Refuses an index given twice.
+fn check_unique_indices(ops: &[Op]) -> Result<(), Located> {
+    if ops.windows(2).all(|w| w[0].index < w[1].index) {
         return Ok(());
     }
     let mut seen: FxHashMap<u64, Position> = FxHashMap::default();
-    for (i, op) in ops.iter().enumerate() {
-        if let Some(first) = seen.insert(index_of(i), op.at) {
-            return Err((op.at, Problem::DuplicateIndex { index: index_of(i), first_line: first.line }));
+    for op in ops {
+        if let Some(first) = seen.insert(op.index, op.at) {
+            return Err((op.at, Problem::DuplicateIndex { index: op.index, first_line: first.line }));
         }
     }
     Ok(())
@@ -188,12 +193,13 @@ pub(crate) const UNKNOWN: u32 = u32::MAX;
 /// Pairs each client invocation with a completion of its process: the only one in flight, or, when
 /// several are, the one with the same micro-ops (the earliest, if several have). A completion with no
 /// invocation in flight stands alone, its invocation unknown. Both are recorded as leniencies. Returns
-/// each operation's process (`kinds` are the operations' types, `given` the processes they gave).
-fn pair(ops: &[Op], kinds: &[OpType], given: &[Option<Process>]) -> Result<(Vec<Process>, Pairing), Located> {
-    let mut processes = vec![Process::Nemesis; ops.len()];
-    let mut fresh = given
+/// the client process given to each operation that gave none, by position (`kinds` are the operations'
+/// types; each keeps the process it gave as [`Op::set_given_process`] does).
+fn pair(ops: &[Op], kinds: &[OpType]) -> Result<(Vec<(usize, u64)>, Pairing), Located> {
+    let mut assigned = Vec::new();
+    let mut fresh = ops
         .iter()
-        .filter_map(|p| match p {
+        .filter_map(|op| match op.given_process() {
             Some(Process::Client(c)) => Some(c + 1),
             _ => None,
         })
@@ -202,7 +208,8 @@ fn pair(ops: &[Op], kinds: &[OpType], given: &[Option<Process>]) -> Result<(Vec<
     let mut pairing =
         Pairing { partner: vec![u32::MAX; ops.len()], invoked_after: FxHashMap::default(), leniencies: Vec::new() };
     let mut in_flight: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-    let mut unnamed_in_flight: Option<usize> = None;
+    // An invocation that gave no process, still in flight: its position and the process it was given.
+    let mut unnamed_in_flight: Option<(usize, u64)> = None;
     let mut lenient: [Option<Leniency>; 2] = [None, None];
     let mut note = |kind: LeniencyKind, at: Position, problem: &dyn Fn() -> Problem| {
         let slot = &mut lenient[kind as usize];
@@ -213,34 +220,35 @@ fn pair(ops: &[Op], kinds: &[OpType], given: &[Option<Process>]) -> Result<(Vec<
     };
     for i in 0..ops.len() {
         let invoke = kinds[i] == OpType::Invoke;
-        let process = match given[i] {
+        let process = match ops[i].given_process() {
             Some(Process::Nemesis) => continue,
             Some(Process::Client(p)) => p,
             None if invoke => match unnamed_in_flight {
-                Some(first) => {
+                Some((first, _)) => {
                     return Err((
                         ops[i].at,
                         Problem::TwoInvokesInFlight { process: "(none given)".into(), first_line: ops[first].at.line },
                     ));
                 }
                 None => {
-                    unnamed_in_flight = Some(i);
                     fresh += 1;
+                    unnamed_in_flight = Some((i, fresh - 1));
+                    assigned.push((i, fresh - 1));
                     fresh - 1
                 }
             },
-            None => match unnamed_in_flight.take() {
-                Some(first) => match processes[first] {
-                    Process::Client(p) => p,
-                    Process::Nemesis => unreachable!("unnamed invocations are given client processes"),
-                },
-                None => {
-                    fresh += 1;
-                    fresh - 1
-                }
-            },
+            None => {
+                let process = match unnamed_in_flight.take() {
+                    Some((_, p)) => p,
+                    None => {
+                        fresh += 1;
+                        fresh - 1
+                    }
+                };
+                assigned.push((i, process));
+                process
+            }
         };
-        processes[i] = Process::Client(process);
         let flying = in_flight.entry(process).or_default();
         if invoke {
             if let Some(&first) = flying.first() {
@@ -295,7 +303,7 @@ fn pair(ops: &[Op], kinds: &[OpType], given: &[Option<Process>]) -> Result<(Vec<
         pairing.partner[i] = first as u32;
     }
     pairing.leniencies = lenient.into_iter().flatten().collect();
-    Ok((processes, pairing))
+    Ok((assigned, pairing))
 }
 
 /// Whether a completion may be the completion of an invocation: the same function and the same
