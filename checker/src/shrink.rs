@@ -258,7 +258,7 @@ impl<'a> Search<'a> {
 
     fn lined_up(&self, unit: &Unit) -> bool {
         match unit.completion {
-            Some(c) => self.ops[c].mops().len() == self.ops[unit.invoke].mops().len(),
+            Some(c) => self.ops[c].mops().len() == self.ops[unit.invoke].held_mops().len(),
             None => true,
         }
     }

@@ -39,9 +39,8 @@ fn replicate(history: &History, copies: usize) -> History {
                 Key::Str(s) => Key::Str(format!("{s}#{c}").into()),
             };
             let mops: Vec<Mop> = op
-                .mops()
-                .iter()
-                .map(|m| match m {
+                .written_mops()
+                .map(|m| match m.as_ref() {
                     Mop::Append { key: k, value } => Mop::Append { key: key(k), value: *value },
                     Mop::Read { key: k, value } => Mop::Read { key: key(k), value: value.clone() },
                     Mop::Write { key: k, value, version } => {

@@ -120,6 +120,16 @@ pub enum Mop {
 }
 
 impl Mop {
+    /// A read's micro-op with its value unknown, as an invocation says it (`["r", k, nil]`, or a
+    /// predicate read with no rows); `None` for any other micro-op.
+    pub fn with_read_unknown(&self) -> Option<Mop> {
+        match self {
+            Mop::Read { key, .. } => Some(Mop::Read { key: key.clone(), value: Observed::Nil }),
+            Mop::PredicateRead { predicate, .. } => Some(Mop::PredicateRead { predicate: *predicate, rows: None }),
+            _ => None,
+        }
+    }
+
     /// The micro-op's name as it appears in a history (`append`, `r`, ...).
     pub fn name(&self) -> &'static str {
         match self {

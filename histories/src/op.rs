@@ -3,6 +3,7 @@
 //! the operation model and its JSON object form; pairing invocations with completions and the rules a
 //! whole history must follow live in [`crate::well_formed`].
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
@@ -224,7 +225,7 @@ static TXN: Function = Function::Txn;
 /// [`Op::commit_order`], [`Op::extra`]) are read and set through methods, as they share one box, and
 /// so are [`Op::time`] and [`Op::process`], kept in eight bytes each (an operation is 72 bytes, and a
 /// history of 10M transactions holds 20M of them).
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Op {
     /// Position in the history; assigned in file order when the file gives none.
     pub index: u64,
@@ -232,12 +233,16 @@ pub struct Op {
     time: i64,
     /// See [`Op::process`], as [`Process::code`] stores it.
     process: u64,
-    /// The micro-ops (or other value).
+    /// The micro-ops (or other value). For an invocation that [`Op::reads_unknown`], its completion's,
+    /// whose reads' values are not its own (the flag stays when the value is replaced: shrinking keeps
+    /// some of the micro-ops, and they are still the completion's).
     pub value: OpValue,
     /// Where the operation starts in its file.
     pub at: Position,
     /// Invocation or completion.
     pub kind: OpType,
+    /// See [`Op::reads_unknown`].
+    reads_unknown: bool,
     /// `None` when every rare field has its default (`f` txn, no error, no commit order, no unknown
     /// fields); never `Some` of the defaults, so that equal operations compare equal.
     rare: Option<Box<RareFields>>,
@@ -247,8 +252,16 @@ impl Op {
     /// An operation as a runner records it, before the history numbers it: index 0, no time, no error,
     /// no extra fields, at no place in a file. The builders below add a time and an error.
     pub fn new(kind: OpType, process: Process, f: Function, value: OpValue) -> Op {
-        let mut op =
-            Op { index: 0, time: NO_TIME, process: process.code(), value, at: Position::default(), kind, rare: None };
+        let mut op = Op {
+            index: 0,
+            time: NO_TIME,
+            process: process.code(),
+            value,
+            at: Position::default(),
+            kind,
+            reads_unknown: false,
+            rare: None,
+        };
         op.set_f(f);
         op
     }
@@ -268,7 +281,7 @@ impl Op {
         // Asked before building anything: nearly every operation has no rare field.
         let plain = RareFields::all_default(&f, error.as_deref(), commit_order, &extra);
         let rare = (!plain).then(|| Box::new(RareFields { f, error, commit_order, extra }));
-        let mut op = Op { index: 0, time: NO_TIME, process: 0, value, at, kind, rare };
+        let mut op = Op { index: 0, time: NO_TIME, process: 0, value, at, kind, reads_unknown: false, rare };
         op.set_time(time);
         op
     }
@@ -428,8 +441,58 @@ impl Op {
     }
 
     /// The transaction's micro-ops; empty for other values.
+    ///
+    /// Not for an invocation that [`Op::reads_unknown`] (debug builds panic): its reads' values would be
+    /// its completion's. Ask [`Op::written_mops`] for the micro-ops as it said them, or
+    /// [`Op::held_mops`] for those it holds.
     pub fn mops(&self) -> &[Mop] {
+        debug_assert!(
+            !self.reads_unknown,
+            "the micro-ops of an invocation that keeps its completion's: ask for its written or held micro-ops"
+        );
         self.value.mops()
+    }
+
+    /// The micro-ops the operation holds: [`Op::mops`], but for an invocation that [`Op::reads_unknown`],
+    /// its completion's (what the reads returned included).
+    pub fn held_mops(&self) -> &[Mop] {
+        self.value.mops()
+    }
+
+    /// Whether this invocation keeps its completion's micro-ops as its own, knowing none of their reads'
+    /// values. The history does this as it pairs them ([`crate::well_formed`]) when the completion is
+    /// the same call (the same micro-ops, but for what its reads returned) and the invocation's reads
+    /// say nothing (nil): a history of millions then keeps each transaction's micro-ops once. Each read
+    /// in [`Op::held_mops`] then holds what the completion read, not what the invocation said;
+    /// [`Op::written_mops`] gives the micro-ops as the invocation said them, and the writers write them so.
+    pub fn reads_unknown(&self) -> bool {
+        self.reads_unknown
+    }
+
+    /// The micro-ops as the operation said them: [`Op::mops`], each read's value unknown (nil) when the
+    /// operation [`Op::reads_unknown`].
+    pub fn written_mops(&self) -> impl ExactSizeIterator<Item = Cow<'_, Mop>> + '_ {
+        self.held_mops().iter().map(move |mop| match mop.with_read_unknown() {
+            Some(unknown) if self.reads_unknown => Cow::Owned(unknown),
+            _ => Cow::Borrowed(mop),
+        })
+    }
+
+    /// Has an invocation that [`Op::reads_unknown`] hold its micro-ops as it said them (its own copy),
+    /// as an operation read from a file does: for a history built again from a settled one's operations.
+    pub(crate) fn hold_written_mops(&mut self) {
+        if self.reads_unknown {
+            let written: Vec<Mop> = self.written_mops().map(Cow::into_owned).collect();
+            self.value = OpValue::Txn(written.into());
+            self.reads_unknown = false;
+        }
+    }
+
+    /// Takes `completion`'s micro-ops as this invocation's, which are the same ([`Op::reads_unknown`]
+    /// says whether only but for what the reads returned).
+    pub(crate) fn keep_completion_mops(&mut self, completion: &Op, reads_unknown: bool) {
+        self.value = completion.value.clone();
+        self.reads_unknown = reads_unknown;
     }
 
     /// Whether this is a client operation (not the nemesis).
@@ -449,7 +512,7 @@ impl Serialize for Op {
             map.serialize_entry("time", &time)?;
         }
         match &self.value {
-            OpValue::Txn(mops) => map.serialize_entry("value", mops)?,
+            OpValue::Txn(_) => map.serialize_entry("value", &WrittenMops(self))?,
             OpValue::Rows(rows) => map.serialize_entry("value", &RowsJson(rows))?,
             OpValue::Other(json) => map.serialize_entry("value", json)?,
         }
@@ -466,6 +529,35 @@ impl Serialize for Op {
     }
 }
 
+/// An operation's micro-ops as it said them ([`Op::written_mops`]), in their JSON form.
+struct WrittenMops<'a>(&'a Op);
+
+impl Serialize for WrittenMops<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.written_mops())
+    }
+}
+
+/// Equal operations are the same as written: an invocation that keeps its completion's micro-ops
+/// ([`Op::reads_unknown`]) equals one that keeps its own, nil reads and all.
+impl PartialEq for Op {
+    fn eq(&self, other: &Op) -> bool {
+        let same_value = match (&self.value, &other.value) {
+            (OpValue::Txn(_), OpValue::Txn(_)) if self.reads_unknown || other.reads_unknown => {
+                self.held_mops().len() == other.held_mops().len() && self.written_mops().eq(other.written_mops())
+            }
+            (a, b) => a == b,
+        };
+        self.index == other.index
+            && self.time == other.time
+            && self.process == other.process
+            && same_value
+            && self.at == other.at
+            && self.kind == other.kind
+            && self.rare == other.rare
+    }
+}
+
 impl fmt::Debug for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Op")
@@ -475,6 +567,7 @@ impl fmt::Debug for Op {
             .field("value", &self.value)
             .field("at", &self.at)
             .field("kind", &self.kind)
+            .field("reads_unknown", &self.reads_unknown)
             .field("rare", &self.rare)
             .finish()
     }
@@ -496,6 +589,7 @@ mod tests {
             value: OpValue::Txn(mops.into()),
             at: Position::default(),
             kind: OpType::Fail,
+            reads_unknown: false,
             rare: Some(Box::new(RareFields { error: Some("40001".into()), ..RareFields::default() })),
         };
         assert_eq!(op, by_hand);

@@ -11,10 +11,11 @@ use crate::error::Problem;
 use crate::history::History;
 use crate::json::Located;
 use crate::leniency::{Leniency, LeniencyKind};
-use crate::mop::Mop;
+use crate::mop::{Mop, Observed};
 use crate::mop_rules::MopFacts;
-use crate::op::{Op, OpType, Process};
+use crate::op::{Op, OpType, OpValue, Process};
 use crate::position::Position;
+use crate::shared_slice::BlockWriter;
 
 /// An operation as read, before indices and processes are settled.
 #[derive(Debug)]
@@ -62,6 +63,7 @@ impl ParsedOps {
     /// Adds an operation after the others, with the index and process it gave.
     #[inline]
     pub fn push_parts(&mut self, index: Option<u64>, process: Option<Process>, mut op: Op) {
+        op.hold_written_mops();
         self.facts.note(self.ops.len(), &op, process);
         match index {
             Some(index) => op.index = index,
@@ -158,7 +160,79 @@ pub(crate) fn settle(parsed: ParsedOps) -> Result<History, Located> {
     }
     let mop_kinds = facts.kinds;
     crate::mop_rules::check(&ops, &pairing, facts)?;
+    keep_each_transactions_mops_once(&mut ops, &pairing.partner);
     Ok(History::from_parts(ops, pairing, mop_kinds))
+}
+
+/// How an invocation's micro-ops stand to its completion's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SameMops {
+    /// Exactly the same.
+    Exactly,
+    /// The same, but that the invocation's reads say nothing (nil) where the completion's say what
+    /// they returned.
+    ButTheReads,
+    /// Not the same (or there are none).
+    No,
+}
+
+/// How `invoke`'s micro-ops stand to `completion`'s.
+fn same_mops(invoke: &Op, completion: &Op) -> SameMops {
+    let (a, b) = (invoke.mops(), completion.mops());
+    let both_txns = matches!((&invoke.value, &completion.value), (OpValue::Txn(_), OpValue::Txn(_)));
+    if !both_txns || a.is_empty() || a.len() != b.len() || invoke.f() != completion.f() {
+        return SameMops::No;
+    }
+    let mut exactly = true;
+    for (x, y) in a.iter().zip(b) {
+        match (x, y) {
+            _ if x == y => {}
+            (Mop::Read { key: k1, value: Observed::Nil }, Mop::Read { key: k2, .. }) if k1 == k2 => exactly = false,
+            (Mop::PredicateRead { predicate: p1, rows: None }, Mop::PredicateRead { predicate: p2, .. })
+                if p1 == p2 =>
+            {
+                exactly = false
+            }
+            _ => return SameMops::No,
+        }
+    }
+    if exactly { SameMops::Exactly } else { SameMops::ButTheReads }
+}
+
+/// Has each invocation whose completion is the same call keep the completion's micro-ops rather than
+/// its own ([`Op::reads_unknown`]), and copies the others' own out of the blocks they were read into
+/// (readers keep invocations' micro-ops in blocks of their own): once the copies are made, those blocks
+/// are freed. A transaction's micro-ops are then kept once, not twice.
+fn keep_each_transactions_mops_once(ops: &mut [Op], partner: &[u32]) {
+    let (mut copies, mut copying) = (BlockWriter::new(), Vec::new());
+    for i in 0..ops.len() {
+        if ops[i].kind != OpType::Invoke || !matches!(ops[i].value, OpValue::Txn(_)) {
+            continue;
+        }
+        let completion = partner[i] as usize;
+        let same = if completion < ops.len() { same_mops(&ops[i], &ops[completion]) } else { SameMops::No };
+        if same != SameMops::No {
+            let (invoke, completion) = two_mut(ops, i, completion);
+            invoke.keep_completion_mops(completion, same == SameMops::ButTheReads);
+        } else if !ops[i].mops().is_empty() {
+            copying.extend_from_slice(ops[i].mops());
+            if let Some(copy) = copies.take(&mut copying) {
+                ops[i].value = OpValue::Txn(copy);
+            }
+            copying.clear();
+        }
+    }
+}
+
+/// The operations at `i` and `j` (which differ), the first to change.
+fn two_mut(ops: &mut [Op], i: usize, j: usize) -> (&mut Op, &Op) {
+    if i < j {
+        let (before, after) = ops.split_at_mut(j);
+        (&mut before[i], &after[0])
+    } else {
+        let (before, after) = ops.split_at_mut(i);
+        (&mut after[0], &before[j])
+    }
 }
 
 /// Refuses an index given twice.

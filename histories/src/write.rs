@@ -65,13 +65,13 @@ fn edn_op(op: &Op, out: &mut String) {
     }
     out.push_str(", :value ");
     match &op.value {
-        OpValue::Txn(mops) => {
+        OpValue::Txn(_) => {
             out.push('[');
-            for (i, mop) in mops.iter().enumerate() {
+            for (i, mop) in op.written_mops().enumerate() {
                 if i > 0 {
                     out.push(' ');
                 }
-                edn_mop(mop, out);
+                edn_mop(&mop, out);
             }
             out.push(']');
         }

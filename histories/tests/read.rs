@@ -478,7 +478,7 @@ fn the_micro_op_kinds_gathered_in_reading_are_those_of_every_client_operation() 
         read += 1;
         let clients = || history.ops().iter().filter(|op| op.is_client());
         let walked: std::collections::BTreeSet<MopKind> =
-            clients().flat_map(|op| op.mops().iter().map(MopKind::of)).collect();
+            clients().flat_map(|op| op.written_mops().map(|mop| MopKind::of(&mop))).collect();
         let gathered: std::collections::BTreeSet<MopKind> = history.mop_kinds().kinds().collect();
         assert_eq!(gathered, walked, "{file}");
         let init = clients().any(|op| *op.f() == Function::Init);

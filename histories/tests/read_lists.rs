@@ -56,7 +56,7 @@ fn history(n: usize) -> Vec<Op> {
 
 /// The micro-ops of every operation, as values.
 fn mops(ops: &[Op]) -> Vec<Vec<Mop>> {
-    ops.iter().map(|op| op.mops().to_vec()).collect()
+    ops.iter().map(|op| op.written_mops().map(|mop| mop.into_owned()).collect()).collect()
 }
 
 #[test]
@@ -117,6 +117,7 @@ fn lists_lie_as_expected(written: &[Vec<Mop>], long: bool) {
         let lists: Vec<&[i64]> = history
             .ops()
             .iter()
+            .filter(|op| op.kind == OpType::Ok)
             .flat_map(|op| op.mops())
             .filter_map(|mop| match mop {
                 Mop::Read { value: Observed::List(list), .. } => Some(list.as_slice()),

@@ -234,7 +234,7 @@ mod tests {
         for (i, pair) in ops.chunks(2).enumerate() {
             let t = &txns[run.order[i]];
             assert_eq!((pair[0].kind, pair[1].kind), (OpType::Invoke, OpType::Ok));
-            assert_eq!(pair[0].mops(), t.as_slice());
+            assert!(pair[0].written_mops().eq(t.iter().map(std::borrow::Cow::Borrowed)));
             let expected: Vec<Mop> = t
                 .iter()
                 .map(|m| match m {
@@ -274,7 +274,7 @@ mod tests {
         let (last_invoked, _) = spans[300];
         assert!(spans[..300].iter().all(|&(_, done)| done < last_invoked));
         for (i, &t) in run.order[..300].iter().enumerate() {
-            assert_eq!(ops[run.invocations[i]].mops(), txns[t].as_slice());
+            assert!(ops[run.invocations[i]].written_mops().eq(txns[t].iter().map(std::borrow::Cow::Borrowed)));
         }
         // Processes run one transaction at a time (History::from_ops refuses otherwise), and all ran.
         let processes: std::collections::BTreeSet<_> = ops.iter().map(|o| o.process()).collect();
@@ -309,8 +309,8 @@ mod tests {
             .collect();
         let mut info_shown = 0;
         for t in run.history.transactions() {
-            for mop in t.invoke.mops() {
-                let Mop::Append { key, value } = mop else { continue };
+            for mop in t.invoke.written_mops() {
+                let Mop::Append { key, value } = mop.as_ref() else { continue };
                 let seen = shown.contains(&(key.clone(), *value));
                 match t.outcome() {
                     OpType::Ok => assert!(seen),
