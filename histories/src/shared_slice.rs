@@ -225,6 +225,8 @@ pub struct BlockWriter<T> {
     block: Arc<Block<T>>,
     /// How many of the block's slots are written (the block's own count, which only this writer raises).
     filled: usize,
+    /// How many items a new block holds, at least.
+    block_items: usize,
 }
 
 impl<T> Default for BlockWriter<T> {
@@ -236,13 +238,18 @@ impl<T> Default for BlockWriter<T> {
 impl<T> BlockWriter<T> {
     /// A writer with no block yet (the first run makes one).
     pub fn new() -> BlockWriter<T> {
-        BlockWriter { block: Arc::new(Block::with_capacity(0)), filled: 0 }
+        BlockWriter::with_block_items(BLOCK_ITEMS)
+    }
+
+    /// A writer with no block yet whose blocks hold `block_items` items at least.
+    pub fn with_block_items(block_items: usize) -> BlockWriter<T> {
+        BlockWriter { block: Arc::new(Block::with_capacity(0)), filled: 0, block_items }
     }
 
     /// Room in the block for `len` more items, in a new block if this one lacks it; where they go.
     fn room(&mut self, len: usize) -> usize {
         if self.block.slots.len() - self.filled < len {
-            self.block = Arc::new(Block::with_capacity(BLOCK_ITEMS.max(len)));
+            self.block = Arc::new(Block::with_capacity(self.block_items.max(len)));
             self.filled = 0;
         }
         self.filled
@@ -394,6 +401,18 @@ mod tests {
         assert_eq!(long.as_slice(), big.as_slice());
         assert_eq!(after.as_slice(), [7]);
         assert!(!Arc::ptr_eq(small.block.as_ref().unwrap(), long.block.as_ref().unwrap()));
+    }
+
+    #[test]
+    fn a_writer_fills_blocks_of_the_size_it_was_given_before_starting_another() {
+        let mut writer = BlockWriter::with_block_items(5);
+        let slices: Vec<SharedSlice<i64>> = (0..4).map(|i| writer.copy(&[i, i]).expect("fits")).collect();
+        let block = |s: &SharedSlice<i64>| Arc::as_ptr(s.block.as_ref().expect("a block"));
+        // Two runs of two fill four of a block's five slots; the third starts a block, the fourth fits.
+        assert_eq!(block(&slices[0]), block(&slices[1]));
+        assert_ne!(block(&slices[1]), block(&slices[2]));
+        assert_eq!(block(&slices[2]), block(&slices[3]));
+        assert_eq!(slices.iter().map(|s| s.as_slice()).collect::<Vec<_>>(), [[0, 0], [1, 1], [2, 2], [3, 3]]);
     }
 
     #[test]
