@@ -488,10 +488,10 @@ impl Op {
         }
     }
 
-    /// Takes `completion`'s micro-ops as this invocation's, which are the same ([`Op::reads_unknown`]
-    /// says whether only but for what the reads returned).
-    pub(crate) fn keep_completion_mops(&mut self, completion: &Op, reads_unknown: bool) {
-        self.value = completion.value.clone();
+    /// Takes its completion's value (a clone of it, sharing its micro-ops) as this invocation's, whose
+    /// micro-ops are the same ([`Op::reads_unknown`] says whether only but for what the reads returned).
+    pub(crate) fn keep_completion_mops(&mut self, completion_value: OpValue, reads_unknown: bool) {
+        self.value = completion_value;
         self.reads_unknown = reads_unknown;
     }
 

@@ -212,8 +212,8 @@ fn keep_each_transactions_mops_once(ops: &mut [Op], partner: &[u32]) {
         let completion = partner[i] as usize;
         let same = if completion < ops.len() { same_mops(&ops[i], &ops[completion]) } else { SameMops::No };
         if same != SameMops::No {
-            let (invoke, completion) = two_mut(ops, i, completion);
-            invoke.keep_completion_mops(completion, same == SameMops::ButTheReads);
+            let value = ops[completion].value.clone();
+            ops[i].keep_completion_mops(value, same == SameMops::ButTheReads);
         } else if !ops[i].mops().is_empty() {
             copying.extend_from_slice(ops[i].mops());
             if let Some(copy) = copies.take(&mut copying) {
@@ -221,17 +221,6 @@ fn keep_each_transactions_mops_once(ops: &mut [Op], partner: &[u32]) {
             }
             copying.clear();
         }
-    }
-}
-
-/// The operations at `i` and `j` (which differ), the first to change.
-fn two_mut(ops: &mut [Op], i: usize, j: usize) -> (&mut Op, &Op) {
-    if i < j {
-        let (before, after) = ops.split_at_mut(j);
-        (&mut before[i], &after[0])
-    } else {
-        let (before, after) = ops.split_at_mut(i);
-        (&mut after[0], &before[j])
     }
 }
 
