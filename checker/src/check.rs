@@ -15,6 +15,7 @@ use crate::cycle_exists::{CycleExists, cycle_exists};
 use crate::cycle_search::{FoundCycle, search_component};
 use crate::cycle_shape::shape_of;
 use crate::error::CheckError;
+use crate::exact::{self, EXACT_MODELS, ExactModel, ExactSource};
 use crate::explain::{DataExplainer, case, cycle_text, facts, txn_view};
 use crate::graph::{DepGraph, EdgeList, TxnId};
 use crate::kind::Kind;
@@ -60,7 +61,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 numbered_writes: 0,
             };
             let explainer = ListAppendExplainer::new(&index, &txns);
-            Ok(conclude(history, &txns, workload, found, &explainer, options))
+            Ok(conclude(history, &txns, workload, found, &explainer, None, options))
         }
         Workload::RwRegister => {
             workload::refuse_init(history, workload)?;
@@ -81,7 +82,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 numbered_writes: index.numbered_writes(),
             };
             let explainer = RwRegisterExplainer::new(&index, &txns);
-            Ok(conclude(history, &txns, workload, found, &explainer, options))
+            Ok(conclude(history, &txns, workload, found, &explainer, Some(&index), options))
         }
         Workload::ClosedPredicate => {
             drop(txns);
@@ -98,7 +99,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 numbered_writes: 0,
             };
             let explainer = ClosedPredicateExplainer::new(&index, &txns);
-            Ok(conclude(history, &txns, workload, found, &explainer, options))
+            Ok(conclude(history, &txns, workload, found, &explainer, None, options))
         }
     }
 }
@@ -125,6 +126,7 @@ fn conclude(
     workload: Workload,
     found: Found,
     explainer: &dyn DataExplainer,
+    exact_source: Option<&dyn ExactSource>,
     options: &Options,
 ) -> CheckResult {
     let Found { built, cases, keys, ordered_keys, blind_spots, commit_ordered, numbered_writes } = found;
@@ -154,6 +156,18 @@ fn conclude(
         }
     }
     phase.done("cycle search and explanations");
+    let mut witness = None;
+    if let Some(source) = exact_source {
+        let models = exact_models(options, &found);
+        if !models.is_empty() {
+            let exact = exact::decide(txns, source, explainer, &models, options.witness(), options.solver_budget());
+            for (name, anomalies) in exact.anomalies {
+                found.entry(name).or_default().extend(anomalies);
+            }
+            witness = exact.witness;
+            phase.done("exact decisions");
+        }
+    }
     let mut stats = stats(history, txns, &graph, components);
     stats.keys = keys;
     stats.ordered_keys = ordered_keys;
@@ -180,7 +194,23 @@ fn conclude(
             })
             .collect(),
     };
-    verdict(found, options, stats, checked)
+    let mut result = verdict(found, options, stats, checked);
+    if result.valid == Validity::Valid {
+        result.witness = witness;
+    }
+    result
+}
+
+/// The models to decide exactly: those whose refutation the options prohibit, but for those the anomalies
+/// inference `found` already rule out; strongest first.
+fn exact_models(options: &Options, found: &BTreeMap<String, Vec<Anomaly>>) -> Vec<ExactModel> {
+    let prohibited = options.prohibited();
+    let ruled_out = cm::impossible_models(found.keys().map(String::as_str));
+    EXACT_MODELS
+        .into_iter()
+        .filter(|m| prohibited.contains(m.anomaly))
+        .filter(|m| cm::canonical_model_name(m.model).is_none_or(|c| !ruled_out.contains(c)))
+        .collect()
 }
 
 /// The process or real-time order the options need (`None` when they need neither), and its edges.
@@ -374,6 +404,7 @@ fn verdict(found: BTreeMap<String, Vec<Anomaly>>, options: &Options, stats: Stat
         flags: Vec::new(),
         invariants: Vec::new(),
         stats,
+        witness: None,
         checked,
     }
 }

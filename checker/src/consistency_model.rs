@@ -47,6 +47,16 @@ const IMPLIED_ANOMALIES: &[(&str, &[&str])] = &[
     ("dirty-update", &["G1a"]),
     ("lost-update", &["write-skew", "G2-item"]),
     ("write-skew", &["G2"]),
+    // The exact decisions (`exact`): no order of a history's writes satisfying a model means none
+    // satisfies any stronger model either.
+    ("no-snapshot-isolation-order", &["no-serializable-order", "no-strong-session-snapshot-isolation-order"]),
+    ("no-serializable-order", &["no-strong-session-serializable-order"]),
+    (
+        "no-strong-session-snapshot-isolation-order",
+        &["no-strong-session-serializable-order", "no-strong-snapshot-isolation-order"],
+    ),
+    ("no-strong-session-serializable-order", &["no-strict-serializable-order"]),
+    ("no-strong-snapshot-isolation-order", &["no-strict-serializable-order"]),
 ];
 
 /// Not implication but severity: `a` is usually worse than `b`, so it is searched for first.
@@ -153,30 +163,56 @@ const DIRECT_PROSCRIBED: &[(&str, &[&str])] = &[
     ("PL-2", &["G1", "PL-2-cycle-exists"]),
     ("PL-1", &["G0", "duplicate-elements", "cyclic-versions", "PL-1-cycle-exists", "garbage-read"]),
     ("prefix", &["internal", "G1a"]),
-    ("serializable", &["internal"]),
-    ("snapshot-isolation", &["internal", "G1", "G-SI", "G-nonadjacent", "PL-SI-cycle-exists"]),
+    ("serializable", &["internal", "no-serializable-order"]),
+    (
+        "snapshot-isolation",
+        &["internal", "G1", "G-SI", "G-nonadjacent", "PL-SI-cycle-exists", "no-snapshot-isolation-order"],
+    ),
     ("read-atomic", &["internal", "G1a", "future-read"]),
     ("repeatable-read", &["G1", "G2-item", "PL-2.99-cycle-exists", "lost-update"]),
     ("ROLA", &["lost-update"]),
-    ("strict-serializable", &["G1", "G1c-realtime", "G2-realtime", "PL-SS-cycle-exists"]),
+    (
+        "strict-serializable",
+        &["G1", "G1c-realtime", "G2-realtime", "PL-SS-cycle-exists", "no-strict-serializable-order"],
+    ),
     ("strong-session-PL-1", &["strong-session-PL-1-cycle-exists", "G0-process"]),
     ("strong-session-PL-2", &["strong-session-PL-2-cycle-exists", "G1c-process"]),
     ("strong-PL-1", &["strong-PL-1-cycle-exists", "G0-realtime"]),
     ("strong-PL-2", &["strong-PL-2-cycle-exists", "G1c-realtime"]),
     (
         "strong-session-snapshot-isolation",
-        &["internal", "G1-process", "G-nonadjacent-process", "strong-session-snapshot-isolation-cycle-exists"],
+        &[
+            "internal",
+            "G1-process",
+            "G-nonadjacent-process",
+            "strong-session-snapshot-isolation-cycle-exists",
+            "no-strong-session-snapshot-isolation-order",
+        ],
     ),
     (
         "strong-snapshot-isolation",
-        &["internal", "G1-realtime", "G-nonadjacent-realtime", "strong-snapshot-isolation-cycle-exists"],
+        &[
+            "internal",
+            "G1-realtime",
+            "G-nonadjacent-realtime",
+            "strong-snapshot-isolation-cycle-exists",
+            "no-strong-snapshot-isolation-order",
+        ],
     ),
-    ("strong-session-serializable", &["G1-process", "G2-process", "strong-session-serializable-cycle-exists"]),
+    (
+        "strong-session-serializable",
+        &[
+            "G1-process",
+            "G2-process",
+            "strong-session-serializable-cycle-exists",
+            "no-strong-session-serializable-order",
+        ],
+    ),
     ("update-serializable", &["G1", "G-update"]),
 ];
 
 /// Anomalies that make a verdict unknown rather than invalid.
-pub const UNKNOWN_ANOMALIES: &[&str] = &["empty-transaction-graph", "cycle-search-timeout"];
+pub const UNKNOWN_ANOMALIES: &[&str] = &["empty-transaction-graph", "cycle-search-timeout", "solver-timeout"];
 
 /// A directed graph over names, as adjacency both ways.
 #[derive(Default)]

@@ -159,6 +159,24 @@ impl EdgeList {
         pairs.chain(by_target)
     }
 
+    /// Calls `f` with each dependency (from, to, kind), as recorded, part by part.
+    pub fn for_each(&self, mut f: impl FnMut(TxnId, TxnId, Kind)) {
+        for p in &self.pairs {
+            for &(from, to) in &p.pairs {
+                f(from, to, p.kind);
+            }
+        }
+        for p in &self.by_target {
+            for b in &p.blocks {
+                for (i, &to) in b.targets.iter().enumerate() {
+                    for &from in b.sources_of(i) {
+                        f(from, to, p.kind);
+                    }
+                }
+            }
+        }
+    }
+
     /// The number of (unmerged) dependencies.
     pub fn len(&self) -> usize {
         self.pairs.iter().map(|p| p.pairs.len()).sum::<usize>()

@@ -59,6 +59,7 @@ pub mod cycle_exists;
 pub mod cycle_search;
 pub mod cycle_shape;
 mod error;
+mod exact;
 mod explain;
 pub mod graph;
 mod int_table;
@@ -71,6 +72,8 @@ mod list_append;
 mod options;
 mod orders;
 mod phase;
+mod polygraph;
+mod polygraph_solver;
 mod result;
 mod rw_register;
 pub mod shrink;
@@ -85,4 +88,5 @@ pub use kind::{Kind, Kinds};
 pub use options::{Inference, Options, Workload};
 pub use result::{
     Anomaly, Case, CheckResult, Checked, Cycle, Flag, Invariant, MissingRealtime, Stats, Step, TxnView, Validity,
+    Witness,
 };

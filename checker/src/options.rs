@@ -83,7 +83,12 @@ pub struct Options {
     anomalies: Vec<String>,
     workload: Option<Workload>,
     inference: Inference,
+    solver_budget: std::time::Duration,
+    witness: bool,
 }
+
+/// How long the exact decision of one model may take by default before its verdict is `unknown`.
+pub const DEFAULT_SOLVER_BUDGET: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Default for Options {
     /// Strict serializability, Elle's default; the workload detected; no register assumptions.
@@ -93,6 +98,8 @@ impl Default for Options {
             anomalies: Vec::new(),
             workload: None,
             inference: Inference::default(),
+            solver_budget: DEFAULT_SOLVER_BUDGET,
+            witness: false,
         }
     }
 }
@@ -129,6 +136,29 @@ impl Options {
     pub fn with_inference(mut self, inference: Inference) -> Options {
         self.inference = inference;
         self
+    }
+
+    /// Gives the exact decision of each model at most `budget` (see [`crate::CheckResult::witness`]);
+    /// past it, that model's verdict is unknown.
+    pub fn with_solver_budget(mut self, budget: std::time::Duration) -> Options {
+        self.solver_budget = budget;
+        self
+    }
+
+    /// Asks for a witness when a model decided exactly holds, even where inference alone could decide it.
+    pub fn with_witness(mut self, witness: bool) -> Options {
+        self.witness = witness;
+        self
+    }
+
+    /// How long the exact decision of one model may take.
+    pub fn solver_budget(&self) -> std::time::Duration {
+        self.solver_budget
+    }
+
+    /// Whether a witness is asked for.
+    pub fn witness(&self) -> bool {
+        self.witness
     }
 
     /// The workload asked for, if any.

@@ -53,8 +53,22 @@ pub struct CheckResult {
     pub invariants: Vec<Invariant>,
     /// How much the checker saw.
     pub stats: Stats,
+    /// When a model was decided exactly and holds: an order of the transactions under which it holds
+    /// (not serialised with the result: `check --witness FILE` writes it as a history).
+    #[serde(skip)]
+    pub witness: Option<Witness>,
     /// What was checked.
     pub checked: Checked,
+}
+
+/// A certificate that a history satisfies a model: its transactions in an order that ranks every key's
+/// writes and under which the ordinary checker, trusting no solver, finds the history valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Witness {
+    /// The strongest model asked for that the order satisfies.
+    pub model: String,
+    /// The transactions' indices (their completions', as `transaction-order` files name them), in order.
+    pub order: Vec<u64>,
 }
 
 /// What a check looked for.

@@ -194,6 +194,7 @@ impl CheckResult {
                 blind_spots: vec![format!("the dependency graph was not checked: {why}; {what} checked")],
                 ..Stats::default()
             },
+            witness: None,
             checked: Checked {
                 workload: format!(
                     "{workload}, {}",

@@ -26,12 +26,14 @@ use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIter
 
 use crate::chunks;
 use crate::error::CheckError;
+use crate::exact::ExactSource;
 use crate::explain::case;
 use crate::graph::{EdgeList, TxnId};
-use crate::item::{Ext, ItemIndex, NO_TXN, cases as item_cases, value_text};
+use crate::item::{Ext, ItemIndex, KeyId, NO_TXN, cases as item_cases, value_text};
 use crate::kind::Kind;
 use crate::options::{Inference, Workload};
 use crate::phase::Phase;
+use crate::polygraph::{self, KeyWrites};
 use crate::result::Case;
 use crate::txn::Txns;
 
@@ -165,6 +167,44 @@ impl<'h> Index<'h> {
         case(txns, &involved, Some(key), facts, text)
     }
 
+    /// Each key's writes that took effect (committed writers', and indeterminate writers' that somebody
+    /// read, so that they did commit), with their external readers and the pairs the inferred version
+    /// order ranks: what an exact decision needs (see [`crate::exact`]). An indeterminate writer nobody
+    /// read may never have committed; leaving its writes out can only remove cycles it could be in, and
+    /// it has no edge out of it (its reads are not observations), so it is in none.
+    fn writes_by_key(&self, txns: &Txns<'_>) -> Vec<KeyWrites> {
+        self.versions
+            .par_iter()
+            .enumerate()
+            .with_min_len(64)
+            .filter_map(|(k, kv)| {
+                let kept: Vec<u32> = (1..kv.values.len() as u32)
+                    .filter(|&v| {
+                        let w = kv.ext_writer[v as usize];
+                        w != NO_TXN
+                            && kv.values[v as usize].is_some()
+                            && (txns.outcome(w) == OpType::Ok || kv.readers(v).iter().any(|&r| r != w))
+                    })
+                    .collect();
+                if kept.len() < 2 {
+                    return None;
+                }
+                let edges: Vec<(u32, u32)> = kv.edges.iter().map(|&(a, b, _)| (a, b)).collect();
+                let reach = polygraph::reachability(kv.values.len(), &edges, &kept);
+                let writes = kept
+                    .iter()
+                    .map(|&v| {
+                        let value = kv.values[v as usize].unwrap_or_default();
+                        (kv.ext_writer[v as usize], value, kv.readers(v).to_vec())
+                    })
+                    .collect();
+                let ordered =
+                    reach.iter().map(|row| kept.iter().map(|&b| row.contains(b as usize)).collect()).collect();
+                Some(KeyWrites { key: k as KeyId, writes, ordered })
+            })
+            .collect()
+    }
+
     /// What the checker could not infer, in words: keys whose writes it could not order, and
     /// dependencies it never saw.
     pub fn blind_spots(&self) -> Vec<String> {
@@ -207,6 +247,20 @@ impl<'h> Index<'h> {
             );
         }
         spots
+    }
+}
+
+impl ExactSource for Index<'_> {
+    fn key_writes(&self, txns: &Txns<'_>) -> Vec<KeyWrites> {
+        self.writes_by_key(txns)
+    }
+
+    fn dependencies(&self) -> EdgeList {
+        self.edges()
+    }
+
+    fn key_name(&self, k: KeyId) -> histories::Key {
+        self.items.key(k).clone()
     }
 }
 

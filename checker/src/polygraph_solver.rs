@@ -1,0 +1,634 @@
+//! Deciding a [`Polygraph`]: is there a choice of one side per constraint that leaves no forbidden
+//! cycle? The lazy loop of the notes behind Cobra and PolySI: a SAT solver (CaDiCaL) chooses the sides,
+//! the graph of the choice is searched for forbidden cycles, and each cycle found becomes the clause
+//! "not all of these sides"; the loop ends when a choice leaves the graph acyclic (a witness: its
+//! topological order fixes every key's version order) or when the clauses admit no choice (a
+//! refutation). A refutation is then made small, and explainable: the constraints whose clauses suffice
+//! (CaDiCaL's failed assumptions over one selector per constraint), minimised by deleting one constraint
+//! at a time (each deletion decided by the same loop), and unfolded into a tree of cases whose every leaf
+//! is a cycle closed by the sides supposed on its way.
+//!
+//! A cycle is forbidden by one of two rules: any cycle (serializability), or a cycle without two
+//! adjacent anti-dependencies (snapshot isolation, Cerone & Gotsman, PODC 2016): a cycle of
+//! `D ∪ D;rw` with `D` every other dependency. The second is searched as a plain cycle of a graph with
+//! two copies of each transaction, "reached by a dependency" and "reached by an anti-dependency", where
+//! an anti-dependency may leave only the first copy.
+//!
+//! Every variable's first guess (CaDiCaL's default phase, true) is the side that agrees with a
+//! topological order of the known edges, so that a history the known edges nearly order is decided in
+//! few rounds. The budget is a deadline, checked between rounds and by CaDiCaL as it searches; past it
+//! the decision is [`Decision::OutOfBudget`], never a verdict.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use crate::graph::TxnId;
+use crate::kind::Kind;
+use crate::polygraph::{ConstraintId, Polygraph, Side};
+
+/// Which cycles a model forbids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CycleRule {
+    /// Every cycle (serializability).
+    Any,
+    /// Every cycle without two adjacent anti-dependencies (snapshot isolation).
+    NonAdjacentRw,
+}
+
+/// An edge of a cycle: a known one, or one a supposed side adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CycleEdge {
+    pub from: TxnId,
+    pub to: TxnId,
+    pub kind: Kind,
+    /// The side that adds it; `None` for a known edge.
+    pub side: Option<Side>,
+}
+
+/// One leaf of a refutation: the sides supposed on the way to it, and the cycle they close.
+#[derive(Debug, Clone)]
+pub(crate) struct Alternative {
+    pub supposed: Vec<Side>,
+    pub cycle: Vec<CycleEdge>,
+}
+
+/// Why no choice of sides leaves the graph free of forbidden cycles.
+#[derive(Debug, Clone)]
+pub(crate) struct Refutation {
+    /// The constraints the refutation needs: every choice of their sides closes a forbidden cycle with
+    /// the known edges alone, whatever the other constraints.
+    pub core: Vec<ConstraintId>,
+    /// Whether deleting any one of them would leave a choice free of forbidden cycles (false when the
+    /// budget ran out while minimising).
+    pub minimal: bool,
+    /// Each case of the core's sides with the cycle it closes; together they cover every choice.
+    pub alternatives: Vec<Alternative>,
+}
+
+/// What the solver decided.
+#[derive(Debug, Clone)]
+pub(crate) enum Decision {
+    /// A choice leaves no forbidden cycle: the transactions in an order that respects every edge of it
+    /// (for snapshot isolation, every edge but the anti-dependencies), which ranks each key's writes as
+    /// the choice does.
+    Acyclic { order: Vec<TxnId> },
+    /// No choice does.
+    Cyclic(Refutation),
+    /// The budget ran out first.
+    OutOfBudget(Progress),
+}
+
+/// How far the solver got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Progress {
+    /// The constraints the polygraph has.
+    pub constraints: usize,
+    /// Rounds of the loop completed.
+    pub rounds: usize,
+    /// Cycles found and turned into clauses.
+    pub clauses: usize,
+}
+
+/// At most this many cycles become clauses per component per round.
+const CYCLES_PER_COMPONENT: usize = 64;
+
+/// A refutation is unfolded into cases only over at most this many constraints (at most 2^this
+/// leaves); a larger core is shown by the cycles of its clauses.
+const MAX_TREE_CORE: usize = 10;
+
+/// Decides the polygraph under the rule, by the deadline.
+pub(crate) fn decide(graph: &Polygraph, rule: CycleRule, deadline: Option<Instant>) -> Decision {
+    let expanded = Expanded::new(graph, rule);
+    let none: Vec<Option<bool>> = vec![None; graph.constraints.len()];
+    let mut progress = Progress { constraints: graph.constraints.len(), ..Progress::default() };
+    // The known edges alone: a forbidden cycle among them needs no constraint at all.
+    let known = expanded.build(graph, &none);
+    let rank = match known.topological_order() {
+        Some(order) => order,
+        None => {
+            let cycle = known.cycles(1).into_iter().next().unwrap_or_default();
+            return Decision::Cyclic(Refutation {
+                core: Vec::new(),
+                minimal: true,
+                alternatives: vec![Alternative { supposed: Vec::new(), cycle }],
+            });
+        }
+    };
+    let mut position = vec![0u32; expanded.nodes];
+    for (at, &node) in rank.iter().enumerate() {
+        position[node as usize] = at as u32;
+    }
+    // A constraint's variable is true for the side whose `ww` edge goes forward in that order.
+    let forward: Vec<bool> = graph
+        .constraints
+        .iter()
+        .map(|c| {
+            let a = expanded.node(graph.writes[c.first as usize].txn);
+            let b = expanded.node(graph.writes[c.second as usize].txn);
+            position[a as usize] <= position[b as usize]
+        })
+        .collect();
+    let vars = Vars { forward, count: graph.constraints.len() };
+    let mut solver = new_solver(deadline);
+    let mut learned: Vec<Vec<Side>> = Vec::new();
+    loop {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Decision::OutOfBudget(progress);
+        }
+        let solved = solver.solve();
+        match solved {
+            None => return Decision::OutOfBudget(progress),
+            Some(false) => break,
+            Some(true) => {}
+        }
+        let sides: Vec<Option<bool>> =
+            (0..vars.count).map(|c| Some(vars.first_before_second(c, solver.value(vars.var(c))))).collect();
+        let built = expanded.build(graph, &sides);
+        progress.rounds += 1;
+        let cycles = built.cycles(CYCLES_PER_COMPONENT);
+        if cycles.is_empty() {
+            let order = built.topological_order().unwrap_or_default();
+            let order = expanded.txn_order(&order);
+            return Decision::Acyclic { order };
+        }
+        for cycle in cycles {
+            let clause = clause_sides(&cycle);
+            solver.add_clause(clause.iter().map(|&s| -vars.lit(s)));
+            learned.push(clause);
+            progress.clauses += 1;
+        }
+    }
+    refute(graph, &expanded, &vars, learned, deadline)
+}
+
+/// The distinct sides a cycle's edges come from.
+fn clause_sides(cycle: &[CycleEdge]) -> Vec<Side> {
+    let mut sides: Vec<Side> = cycle.iter().filter_map(|e| e.side).collect();
+    sides.sort_unstable();
+    sides.dedup();
+    sides
+}
+
+/// The solver's variables: constraint `c` is variable `c + 1`, true for its forward side; its selector
+/// (used while refuting) is variable `count + c + 1`.
+struct Vars {
+    forward: Vec<bool>,
+    count: usize,
+}
+
+impl Vars {
+    fn var(&self, c: usize) -> i32 {
+        c as i32 + 1
+    }
+
+    fn selector(&self, c: ConstraintId) -> i32 {
+        (self.count + c as usize) as i32 + 1
+    }
+
+    fn lit(&self, side: Side) -> i32 {
+        let var = self.var(side.constraint as usize);
+        if side.first_before_second == self.forward[side.constraint as usize] { var } else { -var }
+    }
+
+    /// Whether the variable's value (`None`: either) puts the constraint's first write first.
+    fn first_before_second(&self, c: usize, value: Option<bool>) -> bool {
+        let forward = value.unwrap_or(true);
+        forward == self.forward[c]
+    }
+}
+
+/// CaDiCaL's callbacks: stop at the deadline.
+struct Deadline(Option<Instant>);
+
+impl cadical::Callbacks for Deadline {
+    fn terminate(&mut self) -> bool {
+        self.0.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+fn new_solver(deadline: Option<Instant>) -> cadical::Solver<Deadline> {
+    let mut solver: cadical::Solver<Deadline> = cadical::Solver::new();
+    solver.set_callbacks(Some(Deadline(deadline)));
+    solver
+}
+
+/// Makes a refutation from the clauses that made the problem unsatisfiable: the constraints they need,
+/// fewer by deletion while the budget lasts, and the cases over those.
+fn refute(
+    graph: &Polygraph,
+    expanded: &Expanded,
+    vars: &Vars,
+    learned: Vec<Vec<Side>>,
+    deadline: Option<Instant>,
+) -> Decision {
+    let mut solver = new_solver(deadline);
+    let add = |solver: &mut cadical::Solver<Deadline>, clause: &[Side]| {
+        let mut constraints: Vec<ConstraintId> = clause.iter().map(|s| s.constraint).collect();
+        constraints.dedup();
+        solver.add_clause(clause.iter().map(|&s| -vars.lit(s)).chain(constraints.iter().map(|&c| -vars.selector(c))));
+    };
+    let mut all: Vec<ConstraintId> = learned.iter().flatten().map(|s| s.constraint).collect();
+    all.sort_unstable();
+    all.dedup();
+    for clause in &learned {
+        add(&mut solver, clause);
+    }
+    let mut core = match subset_decision(graph, expanded, vars, &mut solver, &all, &add) {
+        Subset::Refuted(core) => core,
+        // The clauses alone were unsatisfiable a moment ago: only the budget stops this.
+        Subset::Satisfiable | Subset::OutOfBudget => all,
+    };
+    let mut minimal = true;
+    let mut at = 0;
+    while at < core.len() {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            minimal = false;
+            break;
+        }
+        let without: Vec<ConstraintId> = core.iter().copied().filter(|&c| c != core[at]).collect();
+        match subset_decision(graph, expanded, vars, &mut solver, &without, &add) {
+            Subset::Refuted(smaller) => core = smaller,
+            Subset::Satisfiable => at += 1,
+            Subset::OutOfBudget => {
+                minimal = false;
+                break;
+            }
+        }
+    }
+    let alternatives = if core.len() <= MAX_TREE_CORE {
+        let mut leaves = Vec::new();
+        cases(graph, expanded, &core, &mut Vec::new(), &mut leaves);
+        leaves
+    } else {
+        // Too many constraints to unfold: each clause over the core is a case with its own cycle.
+        learned
+            .iter()
+            .filter(|clause| clause.iter().all(|s| core.contains(&s.constraint)))
+            .filter_map(|clause| {
+                let cycle = shortest_cycle(graph, expanded, clause)?;
+                Some(Alternative { supposed: clause.clone(), cycle })
+            })
+            .collect()
+    };
+    Decision::Cyclic(Refutation { core, minimal, alternatives })
+}
+
+enum Subset {
+    /// No choice of these constraints' sides is free of forbidden cycles; the constraints that shows it
+    /// needs (a subset).
+    Refuted(Vec<ConstraintId>),
+    Satisfiable,
+    OutOfBudget,
+}
+
+/// Decides the polygraph restricted to `subset` (the other constraints' edges left out), by the same
+/// loop, adding what it learns to `solver` under selectors.
+fn subset_decision(
+    graph: &Polygraph,
+    expanded: &Expanded,
+    vars: &Vars,
+    solver: &mut cadical::Solver<Deadline>,
+    subset: &[ConstraintId],
+    add: &dyn Fn(&mut cadical::Solver<Deadline>, &[Side]),
+) -> Subset {
+    loop {
+        match solver.solve_with(subset.iter().map(|&c| vars.selector(c))) {
+            None => return Subset::OutOfBudget,
+            Some(false) => {
+                let core: Vec<ConstraintId> =
+                    subset.iter().copied().filter(|&c| solver.failed(vars.selector(c))).collect();
+                return Subset::Refuted(core);
+            }
+            Some(true) => {}
+        }
+        let mut sides: Vec<Option<bool>> = vec![None; graph.constraints.len()];
+        for &c in subset {
+            let c = c as usize;
+            sides[c] = Some(vars.first_before_second(c, solver.value(vars.var(c))));
+        }
+        let cycles = expanded.build(graph, &sides).cycles(CYCLES_PER_COMPONENT);
+        if cycles.is_empty() {
+            return Subset::Satisfiable;
+        }
+        for cycle in cycles {
+            add(solver, &clause_sides(&cycle));
+        }
+    }
+}
+
+/// Unfolds the cases over `core`: with the sides `supposed` so far, either a forbidden cycle closes
+/// (a leaf), or the next constraint of the core is supposed each way in turn.
+fn cases(
+    graph: &Polygraph,
+    expanded: &Expanded,
+    core: &[ConstraintId],
+    supposed: &mut Vec<Side>,
+    leaves: &mut Vec<Alternative>,
+) {
+    if let Some(cycle) = shortest_cycle(graph, expanded, supposed) {
+        leaves.push(Alternative { supposed: supposed.clone(), cycle });
+        return;
+    }
+    let Some(&next) = core.iter().find(|&&c| !supposed.iter().any(|s| s.constraint == c)) else {
+        // Cannot happen for a refuted core: every choice of its sides closes a cycle.
+        return;
+    };
+    for first_before_second in [true, false] {
+        supposed.push(Side { constraint: next, first_before_second });
+        cases(graph, expanded, core, supposed, leaves);
+        supposed.pop();
+    }
+}
+
+/// The shortest forbidden cycle the known edges and these sides close, if any.
+fn shortest_cycle(graph: &Polygraph, expanded: &Expanded, supposed: &[Side]) -> Option<Vec<CycleEdge>> {
+    let mut sides: Vec<Option<bool>> = vec![None; graph.constraints.len()];
+    for s in supposed {
+        sides[s.constraint as usize] = Some(s.first_before_second);
+    }
+    expanded.build(graph, &sides).cycles(usize::MAX).into_iter().min_by_key(Vec::len)
+}
+
+/// How transactions become nodes under a rule: one node each (any cycle), or two (a cycle without
+/// adjacent anti-dependencies: node `2t` is `t` reached by a dependency or a start, `2t + 1` is `t`
+/// reached by an anti-dependency).
+struct Expanded {
+    rule: CycleRule,
+    nodes: usize,
+}
+
+impl Expanded {
+    fn new(graph: &Polygraph, rule: CycleRule) -> Expanded {
+        let nodes = match rule {
+            CycleRule::Any => graph.node_count,
+            CycleRule::NonAdjacentRw => 2 * graph.node_count,
+        };
+        Expanded { rule, nodes }
+    }
+
+    /// The node standing for transaction `t` reached by a dependency.
+    fn node(&self, t: TxnId) -> u32 {
+        match self.rule {
+            CycleRule::Any => t,
+            CycleRule::NonAdjacentRw => 2 * t,
+        }
+    }
+
+    /// The transactions, in the order of their first nodes in `order`.
+    fn txn_order(&self, order: &[u32]) -> Vec<TxnId> {
+        match self.rule {
+            CycleRule::Any => order.to_vec(),
+            CycleRule::NonAdjacentRw => order.iter().filter(|&&n| n % 2 == 0).map(|&n| n / 2).collect(),
+        }
+    }
+
+    /// The graph of the known edges and the chosen sides (`None`: the constraint is left out).
+    fn build(&self, graph: &Polygraph, sides: &[Option<bool>]) -> Built {
+        let mut edges: Vec<(u32, u32, CycleEdge)> = Vec::with_capacity(graph.known.len() * 2);
+        let mut push = |e: CycleEdge| match self.rule {
+            CycleRule::Any => edges.push((e.from, e.to, e)),
+            CycleRule::NonAdjacentRw => {
+                if e.kind.is_anti() {
+                    edges.push((2 * e.from, 2 * e.to + 1, e));
+                } else {
+                    edges.push((2 * e.from, 2 * e.to, e));
+                    edges.push((2 * e.from + 1, 2 * e.to, e));
+                }
+            }
+        };
+        for e in &graph.known {
+            push(CycleEdge { from: e.from, to: e.to, kind: e.kind, side: None });
+        }
+        for (c, side) in sides.iter().enumerate() {
+            if let Some(first_before_second) = *side {
+                let side = Side { constraint: c as ConstraintId, first_before_second };
+                graph.side_edges(side, |from, to, kind| push(CycleEdge { from, to, kind, side: Some(side) }));
+            }
+        }
+        Built::new(self.nodes, edges)
+    }
+}
+
+/// One round's graph, in compressed rows.
+struct Built {
+    start: Vec<u32>,
+    targets: Vec<u32>,
+    labels: Vec<CycleEdge>,
+}
+
+impl Built {
+    fn new(nodes: usize, mut edges: Vec<(u32, u32, CycleEdge)>) -> Built {
+        // Known edges first among parallel ones, so a cycle uses a supposed edge only where it must.
+        edges.sort_unstable_by_key(|&(a, b, e)| (a, b, e.side.is_some()));
+        edges.dedup_by_key(|&mut (a, b, e)| (a, b, e.kind.is_anti()));
+        let mut start = vec![0u32; nodes + 1];
+        for &(a, _, _) in &edges {
+            start[a as usize + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let targets = edges.iter().map(|&(_, b, _)| b).collect();
+        let labels = edges.into_iter().map(|(_, _, e)| e).collect();
+        Built { start, targets, labels }
+    }
+
+    fn nodes(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn out(&self, v: u32) -> std::ops::Range<usize> {
+        self.start[v as usize] as usize..self.start[v as usize + 1] as usize
+    }
+
+    /// A topological order of the nodes, or `None` if there is a cycle (Kahn's algorithm).
+    fn topological_order(&self) -> Option<Vec<u32>> {
+        let n = self.nodes();
+        let mut indegree = vec![0u32; n];
+        for &t in &self.targets {
+            indegree[t as usize] += 1;
+        }
+        let mut ready: Vec<u32> = (0..n as u32).filter(|&v| indegree[v as usize] == 0).collect();
+        ready.reverse();
+        let mut order = Vec::with_capacity(n);
+        while let Some(v) = ready.pop() {
+            order.push(v);
+            for e in self.out(v) {
+                let t = self.targets[e] as usize;
+                indegree[t] -= 1;
+                if indegree[t] == 0 {
+                    ready.push(t as u32);
+                }
+            }
+        }
+        (order.len() == n).then_some(order)
+    }
+
+    /// Strongly connected components (iterative Tarjan): each node's component, `u32::MAX` for a node in
+    /// no cycle.
+    fn components(&self) -> Vec<u32> {
+        let n = self.nodes();
+        const UNSEEN: u32 = u32::MAX;
+        let mut index = vec![UNSEEN; n];
+        let mut low = vec![0u32; n];
+        let mut on_stack = vec![false; n];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut component = vec![UNSEEN; n];
+        let mut next_index = 0u32;
+        let mut components = 0u32;
+        let mut calls: Vec<(u32, usize)> = Vec::new();
+        for root in 0..n as u32 {
+            if index[root as usize] != UNSEEN {
+                continue;
+            }
+            calls.push((root, self.out(root).start));
+            index[root as usize] = next_index;
+            low[root as usize] = next_index;
+            next_index += 1;
+            stack.push(root);
+            on_stack[root as usize] = true;
+            while let Some(&mut (v, ref mut e)) = calls.last_mut() {
+                let end = self.out(v).end;
+                if *e < end {
+                    let w = self.targets[*e];
+                    *e += 1;
+                    if index[w as usize] == UNSEEN {
+                        index[w as usize] = next_index;
+                        low[w as usize] = next_index;
+                        next_index += 1;
+                        stack.push(w);
+                        on_stack[w as usize] = true;
+                        calls.push((w, self.out(w).start));
+                    } else if on_stack[w as usize] {
+                        low[v as usize] = low[v as usize].min(index[w as usize]);
+                    }
+                    continue;
+                }
+                calls.pop();
+                if let Some(&(parent, _)) = calls.last() {
+                    low[parent as usize] = low[parent as usize].min(low[v as usize]);
+                }
+                if low[v as usize] == index[v as usize] {
+                    let mut members = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w as usize] = false;
+                        members.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    let cyclic = members.len() > 1 || self.out(v).any(|e| self.targets[e] == v);
+                    if cyclic {
+                        for w in members {
+                            component[w as usize] = components;
+                        }
+                        components += 1;
+                    }
+                }
+            }
+        }
+        component
+    }
+
+    /// Up to `per_component` cycles in each cyclic component, each the shortest through one edge a side
+    /// added (through any edge, in a component with none), each edge tried at most once.
+    fn cycles(&self, per_component: usize) -> Vec<Vec<CycleEdge>> {
+        let component = self.components();
+        let components = component.iter().filter(|&&c| c != u32::MAX).max().map_or(0, |&c| c as usize + 1);
+        if components == 0 {
+            return Vec::new();
+        }
+        let mut supposed_in: Vec<Vec<usize>> = vec![Vec::new(); components];
+        let mut any_in: Vec<Option<usize>> = vec![None; components];
+        for v in 0..self.nodes() as u32 {
+            let c = component[v as usize];
+            if c == u32::MAX {
+                continue;
+            }
+            for e in self.out(v) {
+                if component[self.targets[e] as usize] == c {
+                    any_in[c as usize].get_or_insert(e);
+                    if self.labels[e].side.is_some() {
+                        supposed_in[c as usize].push(e);
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        let mut parent = vec![u32::MAX; self.nodes()];
+        let mut touched: Vec<u32> = Vec::new();
+        for c in 0..components {
+            let tries: Vec<usize> = if supposed_in[c].is_empty() {
+                any_in[c].into_iter().collect()
+            } else {
+                supposed_in[c].iter().copied().take(per_component).collect()
+            };
+            for e in tries {
+                let from = self.source_of(e);
+                if let Some(path) =
+                    self.path(self.targets[e], from, |v| component[v as usize] == c as u32, &mut parent, &mut touched)
+                {
+                    let mut cycle = vec![self.labels[e]];
+                    cycle.extend(path.into_iter().map(|pe| self.labels[pe]));
+                    found.push(cycle);
+                }
+            }
+        }
+        found
+    }
+
+    /// The node edge `e` leaves.
+    fn source_of(&self, e: usize) -> u32 {
+        (self.start.partition_point(|&s| s as usize <= e) - 1) as u32
+    }
+
+    /// The edges of a shortest path from `from` to `to` through nodes `inside` accepts (breadth first).
+    fn path(
+        &self,
+        from: u32,
+        to: u32,
+        inside: impl Fn(u32) -> bool,
+        parent: &mut [u32],
+        touched: &mut Vec<u32>,
+    ) -> Option<Vec<usize>> {
+        for &v in touched.iter() {
+            parent[v as usize] = u32::MAX;
+        }
+        touched.clear();
+        const ROOT: u32 = u32::MAX - 1;
+        let mut queue = VecDeque::new();
+        parent[from as usize] = ROOT;
+        touched.push(from);
+        queue.push_back(from);
+        let mut reached = from == to;
+        while let Some(v) = queue.pop_front() {
+            if reached {
+                break;
+            }
+            for e in self.out(v) {
+                let w = self.targets[e];
+                if parent[w as usize] == u32::MAX && inside(w) {
+                    parent[w as usize] = e as u32;
+                    touched.push(w);
+                    if w == to {
+                        reached = true;
+                        break;
+                    }
+                    queue.push_back(w);
+                }
+            }
+        }
+        if !reached {
+            return None;
+        }
+        let mut edges = Vec::new();
+        let mut v = to;
+        while parent[v as usize] != ROOT {
+            let e = parent[v as usize] as usize;
+            edges.push(e);
+            v = self.source_of(e);
+        }
+        edges.reverse();
+        Some(edges)
+    }
+}
