@@ -160,7 +160,8 @@ fn conclude(
     if let Some(source) = exact_source {
         let models = exact_models(options, &found);
         if !models.is_empty() {
-            let exact = exact::decide(txns, source, explainer, &models, options.witness(), options.solver_budget());
+            let exact =
+                exact::decide(txns, source, explainer, &models, order, options.witness(), options.solver_budget());
             for (name, anomalies) in exact.anomalies {
                 found.entry(name).or_default().extend(anomalies);
             }

@@ -122,12 +122,14 @@ pub(crate) struct ExactFound {
     pub witness: Option<Witness>,
 }
 
-/// Decides each of `models` (those not already ruled out), within `budget` each.
+/// Decides each of `models` (those not already ruled out), within `budget` each; inference's cycle search
+/// added `searched_order` to the dependencies.
 pub(crate) fn decide(
     txns: &Txns<'_>,
     source: &dyn ExactSource,
     explainer: &dyn DataExplainer,
     models: &[ExactModel],
+    searched_order: Option<Kind>,
     want_witness: bool,
     budget: Duration,
 ) -> ExactFound {
@@ -139,13 +141,15 @@ pub(crate) fn decide(
     dependencies.for_each(|from, to, kind| known.push(KnownEdge { from, to, kind }));
     drop(dependencies);
     let base = Polygraph::new(txns.len(), known, key_writes);
-    if base.constraints.is_empty() && !want_witness {
-        // Inference ranked every pair of writes: its own cycle search was already exact.
-        return found;
-    }
     let mut outcomes: Vec<(ExactModel, Outcome)> = Vec::new();
     for m in models {
         if outcomes.iter().any(|(stronger, o)| matches!(o, Outcome::Holds) && stronger.implies(m)) {
+            outcomes.push((*m, Outcome::Holds));
+            continue;
+        }
+        if base.constraints.is_empty() && !want_witness && m.order == searched_order {
+            // Inference ranked every pair of writes, and its cycle search, over this model's order, found
+            // nothing the model forbids: that search was already exact.
             outcomes.push((*m, Outcome::Holds));
             continue;
         }

@@ -13,6 +13,7 @@ mod support;
 mod closed_predicate;
 mod completion_only;
 mod elle_histories;
+mod exact_oracle;
 mod golden;
 mod list_append;
 mod oracle;

@@ -167,12 +167,22 @@ impl<'h> Index<'h> {
         case(txns, &involved, Some(key), facts, text)
     }
 
-    /// Each key's writes that took effect (committed writers', and indeterminate writers' that somebody
-    /// read, so that they did commit), with their external readers and the pairs the inferred version
+    /// Each key's writes that took effect (committed writers', and those of indeterminate writers some of
+    /// whose writes somebody read, so that they did commit), with their external readers and the pairs the inferred version
     /// order ranks: what an exact decision needs (see [`crate::exact`]). An indeterminate writer nobody
     /// read may never have committed; leaving its writes out can only remove cycles it could be in, and
     /// it has no edge out of it (its reads are not observations), so it is in none.
     fn writes_by_key(&self, txns: &Txns<'_>) -> Vec<KeyWrites> {
+        // An indeterminate transaction committed if any of its writes was read, and then all of them
+        // took effect.
+        let mut read_from = vec![false; txns.len()];
+        for kv in &self.versions {
+            for (v, &w) in kv.ext_writer.iter().enumerate() {
+                if w != NO_TXN && kv.readers(v as u32).iter().any(|&r| r != w) {
+                    read_from[w as usize] = true;
+                }
+            }
+        }
         self.versions
             .par_iter()
             .enumerate()
@@ -183,7 +193,7 @@ impl<'h> Index<'h> {
                         let w = kv.ext_writer[v as usize];
                         w != NO_TXN
                             && kv.values[v as usize].is_some()
-                            && (txns.outcome(w) == OpType::Ok || kv.readers(v).iter().any(|&r| r != w))
+                            && (txns.outcome(w) == OpType::Ok || read_from[w as usize])
                     })
                     .collect();
                 if kept.len() < 2 {
