@@ -324,18 +324,23 @@ pub fn friendly_model_name(model: &str) -> &str {
 
 /// The canonical name of a model, if it is one Elle knows.
 pub fn canonical_model_name(model: &str) -> Option<&'static str> {
-    let name = all_models().into_iter().find(|m| *m == model)?;
+    let name = ALL_MODELS.get(model)?;
     Some(canonical(name))
 }
 
-/// Every model name, friendly and canonical.
-pub fn all_models() -> BTreeSet<&'static str> {
+/// Every model name, made once: a check looks names up several times.
+static ALL_MODELS: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     let mut all: BTreeSet<&'static str> = LATTICE.models.vertices().collect();
     for (friendly, canonical) in CANONICAL_MODEL_NAMES {
         all.insert(friendly);
         all.insert(canonical);
     }
     all
+});
+
+/// Every model name, friendly and canonical.
+pub fn all_models() -> BTreeSet<&'static str> {
+    ALL_MODELS.clone()
 }
 
 /// Every anomaly name the lattice knows.
