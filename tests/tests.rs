@@ -25,5 +25,6 @@ mod run_command;
 mod run_json;
 mod run_systems;
 mod scenarios;
+mod server_tests;
 mod shrink;
 mod snapshots;
