@@ -11,6 +11,7 @@ mod check_registers;
 mod compare;
 mod convert;
 mod defaults;
+mod doc_links;
 mod exec;
 mod galera;
 mod hermitage;
