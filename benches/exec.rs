@@ -1,7 +1,7 @@
 //! What the exec protocol costs per statement: one session reads a register in a transaction that stays
 //! open, in process and through the protocol, for the embedded engine (`isocheck serve-exec`) and for
 //! SQLite (the bundled adapter beside `examples/exec/sqlite_server.py`, which needs `python3`). The
-//! difference per read is the protocol's overhead per statement in the README: a JSON line each way
+//! difference per read is the protocol's overhead per statement in docs/systems.md: a JSON line each way
 //! through two pipes, and the program's own parsing.
 
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! What recording a history costs: the same run against the embedded engine (list-append,
 //! serializable, 4 clients, 20,000 transactions) with recording on and off. The difference, divided by
-//! the transactions, is the harness's per-transaction overhead in the README.
+//! the transactions, is the harness's per-transaction overhead in docs/performance.md.
 
 use std::sync::Arc;
 

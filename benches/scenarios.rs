@@ -2,7 +2,7 @@
 //! transaction open 100 ms), the bank withdraw run (5 accounts of 200, 4 clients, 2,000 transactions
 //! holding 1 ms between reads and write) and YCSB-A (1,000 records of 10 x 100 bytes, 4 clients), on
 //! the engine (correct, `ssi-off`, `global-lock`), SQLite, and PostgreSQL when `ISOCHECK_PG_URL` names a
-//! server. Prints Markdown tables for the README. Run with `cargo bench --bench scenarios`.
+//! server. Prints Markdown tables for docs/performance.md. Run with `cargo bench --bench scenarios`.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Default runs across layers, as a user first meets them: the embedded engine, each workload at its
 //! defaults, at each isolation level, checked against the model the level promises. A correct engine
 //! shows no anomaly (and breaks no invariant the level promises) at any level; each planted defect is
-//! caught by the default run of every workload in which it can show (README's defect table; the
+//! caught by the default run of every workload in which it can show (docs/workloads.md's defect table; the
 //! list-append cells are `run_command.rs`'s; `exec.rs` runs the same table through the exec protocol).
 //! `ISOCHECK_DEFAULT_SEEDS=N` runs N seeds of the clean matrix (default 1; `scripts/default-runs` runs
 //! 10 with the cores busy).
@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use crate::util::{anomaly_types, run_json};
 use serde_json::Value;
 
-/// Each workload's flags, as README names them.
+/// Each workload's flags, as docs/workloads.md names them.
 pub(crate) const WORKLOADS: [(&str, &[&str]); 6] = [
     ("list-append", &["--workload", "list-append"]),
     ("rw-register", &["--workload", "rw-register"]),
@@ -105,7 +105,7 @@ pub(crate) enum Shows {
     Flag,
 }
 
-/// Every cell of README's defect table outside list-append where the defect can show.
+/// Every cell of docs/workloads.md's defect table outside list-append where the defect can show.
 pub(crate) const CAUGHT: [(&str, &str, Shows); 13] = [
     ("global-lock", "rw-register", Shows::Flag),
     ("ssi-off", "rw-register", Shows::Invalid),
@@ -123,7 +123,7 @@ pub(crate) const CAUGHT: [(&str, &str, Shows); 13] = [
 ];
 
 /// A default run is concurrent, so whether a defect shows in one is a matter of chance, high for every
-/// cell here (README's defect table gives the measured rates; the rarest, no-first-committer-wins in
+/// cell here (docs/workloads.md's defect table gives the measured rates; the rarest, no-first-committer-wins in
 /// rw-register, showed in 10 runs of 10 with as few as one cycle). So that the claim is tested without
 /// hanging on one run's luck, a cell counts as caught when one of `ATTEMPTS` runs (seeds 1, 2, ...)
 /// catches it; a defect the default runs could not show fails every attempt.

@@ -7,7 +7,7 @@
 //! Each assertion holds for any interleaving a busy machine produces: serializable's invariants and
 //! validity, the scripted Hermitage steps (each waits for the server's own report that a step waits for a
 //! lock), shapes and labels. Counts that depend on timing (how many withdrawals overdraw at repeatable
-//! read, how many transactions abort) are measured by the README's commands, never asserted.
+//! read, how many transactions abort) are measured by the commands of docs/systems.md, never asserted.
 
 use std::collections::BTreeMap;
 
@@ -28,10 +28,9 @@ fn assert_mariadb_causes(json: &Value, allowed: &[&str]) {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn mariadb_bank_at_serializable_holds_its_invariants_and_counts_aborts_by_cause() {
-    let Some(url) = mysql_url("mariadb_bank_at_serializable_holds_its_invariants_and_counts_aborts_by_cause") else {
-        return;
-    };
+    let url = mysql_url("mariadb_bank_at_serializable_holds_its_invariants_and_counts_aborts_by_cause");
     let mut args = db_args(&url).to_vec();
     args.extend(["--workload", "bank", "--hold", "1ms", "--txns", "1500", "--clients", "8"]);
     let (code, json, _dir) = run_json(&args);
@@ -45,8 +44,9 @@ fn mariadb_bank_at_serializable_holds_its_invariants_and_counts_aborts_by_cause(
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn mariadb_list_append_at_serializable_checks_valid() {
-    let Some(url) = mysql_url("mariadb_list_append_at_serializable_checks_valid") else { return };
+    let url = mysql_url("mariadb_list_append_at_serializable_checks_valid");
     let mut args = db_args(&url).to_vec();
     args.extend(["--txns", "1500", "--clients", "8", "--key-count", "6"]);
     let (code, json, _dir) = run_json(&args);
@@ -56,12 +56,9 @@ fn mariadb_list_append_at_serializable_checks_valid() {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn mariadb_repeatable_read_is_checked_as_repeatable_read_and_quotes_mariadbs_documentation() {
-    let Some(url) =
-        mysql_url("mariadb_repeatable_read_is_checked_as_repeatable_read_and_quotes_mariadbs_documentation")
-    else {
-        return;
-    };
+    let url = mysql_url("mariadb_repeatable_read_is_checked_as_repeatable_read_and_quotes_mariadbs_documentation");
     let mut args = db_args(&url).to_vec();
     args.extend(["--isolation", "repeatable-read", "--workload", "write-skew", "--txns", "600"]);
     let (code, json, dir) = run_json(&args);
@@ -77,8 +74,9 @@ fn mariadb_repeatable_read_is_checked_as_repeatable_read_and_quotes_mariadbs_doc
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn mariadb_snapshot_isolation_runs_as_repeatable_read_and_says_it_is_not() {
-    let Some(url) = mysql_url("mariadb_snapshot_isolation_runs_as_repeatable_read_and_says_it_is_not") else { return };
+    let url = mysql_url("mariadb_snapshot_isolation_runs_as_repeatable_read_and_says_it_is_not");
     let mut args = db_args(&url).to_vec();
     args.extend(["--isolation", "snapshot-isolation", "--txns", "200"]);
     let (code, json, _dir) = run_json(&args);
@@ -91,8 +89,9 @@ fn mariadb_snapshot_isolation_runs_as_repeatable_read_and_says_it_is_not() {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn mariadb_survives_killed_connections() {
-    let Some(url) = mysql_url("mariadb_survives_killed_connections") else { return };
+    let url = mysql_url("mariadb_survives_killed_connections");
     let mut args = db_args(&url).to_vec();
     args.extend(["--txns", "1500", "--nemesis", "kill-connections", "--nemesis-every", "100ms"]);
     let (code, json, dir) = run_json(&args);
@@ -119,12 +118,10 @@ fn anomalies_by_level(json: &Value) -> BTreeMap<String, Vec<String>> {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn mariadb_hermitage_matrix_is_the_one_measured_and_hermitages_mysql_column_where_the_scripts_agree() {
-    let Some(url) =
-        mysql_url("mariadb_hermitage_matrix_is_the_one_measured_and_hermitages_mysql_column_where_the_scripts_agree")
-    else {
-        return;
-    };
+    let url =
+        mysql_url("mariadb_hermitage_matrix_is_the_one_measured_and_hermitages_mysql_column_where_the_scripts_agree");
     let mut args = vec![
         "hermitage",
         "--format",
@@ -169,8 +166,9 @@ fn mariadb_hermitage_matrix_is_the_one_measured_and_hermitages_mysql_column_wher
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn mariadb_holds_transactions_at_once() {
-    let Some(url) = mysql_url("mariadb_holds_transactions_at_once") else { return };
+    let url = mysql_url("mariadb_holds_transactions_at_once");
     let args = ["overlap", "--rounds", "3", "--hold-ms", "300", "--format", "json", "--db", "mariadb", "--url", &url];
     // The first of up to three measurements that finds the holds at once, so that a scheduler's delay of
     // one client does not decide it (as tests/overlap.rs does for PostgreSQL).
@@ -188,9 +186,10 @@ fn mariadb_holds_transactions_at_once() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL and MariaDB: set ISOCHECK_PG_URL and ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn compare_runs_the_four_systems_side_by_side() {
-    let Some(my) = mysql_url("compare_runs_the_four_systems_side_by_side") else { return };
-    let Some(pg) = pg_url("compare_runs_the_four_systems_side_by_side") else { return };
+    let my = mysql_url("compare_runs_the_four_systems_side_by_side");
+    let pg = pg_url("compare_runs_the_four_systems_side_by_side");
     let args = [
         "compare",
         "--db",
@@ -235,10 +234,9 @@ fn compare_runs_the_four_systems_side_by_side() {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn mariadb_numbers_its_register_writes_so_a_register_run_orders_every_key() {
-    let Some(url) = mysql_url("mariadb_numbers_its_register_writes_so_a_register_run_orders_every_key") else {
-        return;
-    };
+    let url = mysql_url("mariadb_numbers_its_register_writes_so_a_register_run_orders_every_key");
     for level in ["serializable", "repeatable-read"] {
         let mut args = db_args(&url).to_vec();
         args.extend(["--workload", "rw-register", "--isolation", level, "--txns", "600"]);

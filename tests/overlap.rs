@@ -78,8 +78,9 @@ fn sqlite_serializes_writers_by_design_and_says_so() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_holds_transactions_at_once() {
-    let Some(url) = pg_url("postgres_holds_transactions_at_once") else { return };
+    let url = pg_url("postgres_holds_transactions_at_once");
     let (code, json) = concurrent_overlap(&["--db", "postgres", "--url", &url]);
     assert_eq!(code, 0);
     assert_eq!(json["verdict"], "concurrent", "{json}");

@@ -189,8 +189,9 @@ fn write_skews_recur_on_the_engine_below_serializable_and_with_ssi_off() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn the_engines_write_skews_recur_on_postgres_at_repeatable_read_only() {
-    let Some(url) = pg_url("the_engines_write_skews_recur_on_postgres_at_repeatable_read_only") else { return };
+    let url = pg_url("the_engines_write_skews_recur_on_postgres_at_repeatable_read_only");
     let replays = write_skews();
     let forced = replays.forced_at("snapshot-isolation");
     let n = forced.len();

@@ -37,8 +37,9 @@ fn sqlite_survives_killed_connections() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_at_serializable_checks_valid() {
-    let Some(url) = pg_url("postgres_at_serializable_checks_valid") else { return };
+    let url = pg_url("postgres_at_serializable_checks_valid");
     let (code, json, _dir) = run_json(&["--db", "postgres", "--url", &url, "--txns", "800", "--key-count", "6"]);
     assert_eq!(code, 0, "{json}");
     assert_eq!(json["run"]["level_mapping"], "native: SERIALIZABLE");
@@ -46,8 +47,9 @@ fn postgres_at_serializable_checks_valid() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_repeatable_read_shows_g2_item_under_contention() {
-    let Some(url) = pg_url("postgres_repeatable_read_shows_g2_item_under_contention") else { return };
+    let url = pg_url("postgres_repeatable_read_shows_g2_item_under_contention");
     let args = [
         "--db",
         "postgres",
@@ -81,8 +83,9 @@ fn postgres_repeatable_read_shows_g2_item_under_contention() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_read_committed_is_read_committed_and_nothing_stronger() {
-    let Some(url) = pg_url("postgres_read_committed_is_read_committed_and_nothing_stronger") else { return };
+    let url = pg_url("postgres_read_committed_is_read_committed_and_nothing_stronger");
     let args = [
         "--db",
         "postgres",
@@ -120,8 +123,9 @@ fn postgres_read_committed_is_read_committed_and_nothing_stronger() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_serializable_survives_killed_backends() {
-    let Some(url) = pg_url("postgres_serializable_survives_killed_backends") else { return };
+    let url = pg_url("postgres_serializable_survives_killed_backends");
     let args = [
         "--db",
         "postgres",
@@ -155,12 +159,9 @@ fn sqlite_records_its_commit_order_so_a_register_run_orders_every_key() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_numbers_its_register_writes_so_a_register_run_orders_every_key_and_sees_write_skew() {
-    let Some(url) =
-        pg_url("postgres_numbers_its_register_writes_so_a_register_run_orders_every_key_and_sees_write_skew")
-    else {
-        return;
-    };
+    let url = pg_url("postgres_numbers_its_register_writes_so_a_register_run_orders_every_key_and_sees_write_skew");
     let args = ["--db", "postgres", "--url", &url, "--workload", "rw-register", "--txns", "1000"];
     for level in ["serializable", "repeatable-read"] {
         let args = [&args[..], &["--isolation", level]].concat();

@@ -1,5 +1,5 @@
 //! Helpers for end-to-end tests: run the `isocheck` binary and capture what it said, temporary files,
-//! the PostgreSQL URL. Shared by every module of the one test harness (`tests.rs`).
+//! the servers' URLs. Shared by every module of the one test harness (`tests.rs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -58,35 +58,39 @@ pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
-/// PostgreSQL's URL for tests that need a server: `ISOCHECK_PG_URL`. Under the test command
-/// (`ISOCHECK_PG_REQUIRED` set) a missing server is a failure, never a skip; run alone without either
-/// variable, the test says so and passes vacuously.
-pub fn pg_url(test: &str) -> Option<String> {
+/// PostgreSQL's URL for a test that needs a server: `ISOCHECK_PG_URL`. Such a test is
+/// `#[ignore = "needs PostgreSQL: ..."]`, so it runs only when asked for (`scripts/test` runs it with
+/// `--ignored`, after starting a server); asked for without a server, it fails, never skips.
+pub fn pg_url(test: &str) -> String {
+    match std::env::var("ISOCHECK_PG_URL") {
+        Ok(url) if !url.is_empty() => url,
+        _ => panic!("{test} needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"),
+    }
+}
+
+/// PostgreSQL's URL for a test that checks the engine alone and PostgreSQL beside it when there is a
+/// server (`ISOCHECK_PG_URL`). Under the test command (`ISOCHECK_PG_REQUIRED` set) a missing server is a
+/// failure; run alone without either variable, the test says so and checks the engine only.
+pub fn pg_url_if_set(test: &str) -> Option<String> {
     match std::env::var("ISOCHECK_PG_URL") {
         Ok(url) if !url.is_empty() => Some(url),
         _ if std::env::var_os("ISOCHECK_PG_REQUIRED").is_some() => {
             panic!("{test} needs PostgreSQL: ISOCHECK_PG_REQUIRED is set but ISOCHECK_PG_URL is not")
         }
         _ => {
-            eprintln!("{test}: skipped, no PostgreSQL (set ISOCHECK_PG_URL, or run ./scripts/test)");
+            eprintln!("{test}: no PostgreSQL (set ISOCHECK_PG_URL, or run scripts/test): the engine alone");
             None
         }
     }
 }
 
-/// MariaDB's URL for tests that need a server: `ISOCHECK_MYSQL_URL`. Under the test command
-/// (`ISOCHECK_MYSQL_REQUIRED` set) a missing server is a failure, never a skip; run alone without either
-/// variable, the test says so and passes vacuously.
-pub fn mysql_url(test: &str) -> Option<String> {
+/// MariaDB's URL for a test that needs a server: `ISOCHECK_MYSQL_URL`. Such a test is
+/// `#[ignore = "needs MariaDB: ..."]`, so it runs only when asked for (`scripts/test` runs it with
+/// `--ignored`, after starting a server); asked for without a server, it fails, never skips.
+pub fn mysql_url(test: &str) -> String {
     match std::env::var("ISOCHECK_MYSQL_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ if std::env::var_os("ISOCHECK_MYSQL_REQUIRED").is_some() => {
-            panic!("{test} needs MariaDB: ISOCHECK_MYSQL_REQUIRED is set but ISOCHECK_MYSQL_URL is not")
-        }
-        _ => {
-            eprintln!("{test}: skipped, no MariaDB (set ISOCHECK_MYSQL_URL, or run ./scripts/test)");
-            None
-        }
+        Ok(url) if !url.is_empty() => url,
+        _ => panic!("{test} needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"),
     }
 }
 
@@ -140,10 +144,10 @@ pub fn anomaly_types(json: &serde_json::Value) -> Vec<String> {
 }
 
 /// Headless Chromium for tests that open the HTML report: `ISOCHECK_CHROMIUM`, else `chromium` (Debian's
-/// package) or `chromium-browser` on `PATH`. Under the test command (`ISOCHECK_CHROMIUM_REQUIRED` set) a
-/// missing browser is a failure, never a skip; run alone without it, the test says so and passes
-/// vacuously.
-pub fn chromium(test: &str) -> Option<PathBuf> {
+/// package) or `chromium-browser` on `PATH`. Such a test is `#[ignore = "needs Chromium: ..."]`, so it
+/// runs only when asked for (`scripts/test` runs it with `--ignored`, after installing Chromium); asked
+/// for without a browser, it fails, never skips.
+pub fn chromium(test: &str) -> PathBuf {
     let candidates: Vec<PathBuf> = match std::env::var_os("ISOCHECK_CHROMIUM") {
         Some(path) => vec![PathBuf::from(path)],
         None => {
@@ -152,16 +156,10 @@ pub fn chromium(test: &str) -> Option<PathBuf> {
         }
     };
     match candidates.into_iter().find(|p| p.is_file()) {
-        Some(found) => Some(found),
-        None if std::env::var_os("ISOCHECK_CHROMIUM_REQUIRED").is_some() => {
-            panic!(
-                "{test} needs Chromium: ISOCHECK_CHROMIUM_REQUIRED is set but neither ISOCHECK_CHROMIUM nor PATH has one"
-            )
-        }
-        None => {
-            eprintln!("{test}: skipped, no Chromium (apt-get install chromium, or run ./scripts/test)");
-            None
-        }
+        Some(found) => found,
+        None => panic!(
+            "{test} needs Chromium: neither ISOCHECK_CHROMIUM nor PATH has one (apt-get install chromium, or run scripts/test)"
+        ),
     }
 }
 
@@ -202,18 +200,13 @@ pub fn open_in_chromium(chromium: &Path, file: &Path) -> Page {
 }
 
 /// The directory of the Galera cluster the test command starts (`ISOCHECK_GALERA_DIR`, from `isocheck
-/// cluster up`). Under the test command (`ISOCHECK_GALERA_REQUIRED` set) a missing cluster is a
-/// failure, never a skip; run alone without either variable, the test says so and passes vacuously.
-pub fn galera_dir(test: &str) -> Option<PathBuf> {
+/// cluster up`). Such a test is `#[ignore = "needs a Galera cluster: ..."]`, so it runs only when asked
+/// for (`scripts/test` runs it with `--ignored`, after starting a cluster); asked for without a cluster, it
+/// fails, never skips.
+pub fn galera_dir(test: &str) -> PathBuf {
     match std::env::var("ISOCHECK_GALERA_DIR") {
-        Ok(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-        _ if std::env::var_os("ISOCHECK_GALERA_REQUIRED").is_some() => {
-            panic!("{test} needs a Galera cluster: ISOCHECK_GALERA_REQUIRED is set but ISOCHECK_GALERA_DIR is not")
-        }
-        _ => {
-            eprintln!("{test}: skipped, no Galera cluster (set ISOCHECK_GALERA_DIR, or run ./scripts/test)");
-            None
-        }
+        Ok(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => panic!("{test} needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"),
     }
 }
 

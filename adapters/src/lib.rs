@@ -1,5 +1,6 @@
 //! isocheck's adapters: one statement-level client-session interface, the stable way to plug a database
-//! into isocheck. To test your own engine from Rust, implement [`System`] (its name and version, how it
+//! into isocheck, and its implementations for the systems isocheck tests. This crate neither generates
+//! workloads (`generators`) nor records or judges histories (the runner and `checker`). To test your own engine from Rust, implement [`System`] (its name and version, how it
 //! runs each [`Level`], fresh tables, sessions) and [`Session`] (begin, the micro-ops, commit, rollback,
 //! each failure typed by what it means for the history: [`Failure::Aborted`] for `fail`,
 //! [`Failure::Indeterminate`] for `info`). `examples/lockstore` is a complete one: a small engine of its

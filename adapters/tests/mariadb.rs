@@ -6,8 +6,9 @@
 //! connections — and runs that share a server without meeting. Every wait is on the server's own
 //! report that a session waits for a lock, never on a sleep, so a busy machine only makes them slower.
 //!
-//! Without `ISOCHECK_MYSQL_URL` these tests print a notice and pass, unless `ISOCHECK_MYSQL_REQUIRED` is
-//! set: then, as when the URL is set but the server does not answer, they fail.
+//! Every test here is `#[ignore = "needs MariaDB: ..."]`: `cargo test` reports them ignored, and
+//! `scripts/test` runs them with `--ignored`; asked for without `ISOCHECK_MYSQL_URL`, or with a server
+//! that does not answer, they fail.
 
 use std::thread;
 use std::time::{Duration, Instant};
@@ -17,99 +18,104 @@ use crate::common::{assert_aborted, begun, k, list, registers, rows};
 use adapters::{AdapterError, Failure, KillSwitch, Level, LevelSupport, MariadbSystem, System};
 use histories::Predicate;
 
-fn url() -> Option<String> {
-    match std::env::var(MariadbSystem::URL_VAR) {
-        Ok(url) => Some(url),
-        Err(_) if std::env::var_os("ISOCHECK_MYSQL_REQUIRED").is_some() => {
-            panic!("ISOCHECK_MYSQL_REQUIRED is set, but {} is not", MariadbSystem::URL_VAR)
-        }
-        Err(_) => {
-            eprintln!("notice: {} is not set; this MariaDB test checks nothing", MariadbSystem::URL_VAR);
-            None
-        }
-    }
+/// The server's URL. These tests are `#[ignore = "needs MariaDB: ..."]`: they run only when asked for
+/// (`scripts/test` runs them with `--ignored`, after starting a server), and fail without one.
+fn url() -> String {
+    std::env::var(MariadbSystem::URL_VAR)
+        .unwrap_or_else(|_| panic!("this test needs MariaDB: set {}, or run scripts/test", MariadbSystem::URL_VAR))
 }
 
 /// The URL with these session parameters added.
-fn url_with(params: &str) -> Option<String> {
-    let url = url()?;
+fn url_with(params: &str) -> String {
+    let url = url();
     let joiner = if url.contains('?') { '&' } else { '?' };
-    Some(format!("{url}{joiner}{params}"))
+    format!("{url}{joiner}{params}")
 }
 
 fn open(url: &str) -> MariadbSystem {
     MariadbSystem::new(url).unwrap_or_else(|e| panic!("MariaDB at {url} does not answer: {e}"))
 }
 
-fn system() -> Option<MariadbSystem> {
-    url().map(|url| open(&url))
+fn system() -> MariadbSystem {
+    open(&url())
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn statements_round_trip() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::statements_round_trip(&system);
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn write_versions_number_each_rows_committed_versions() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::write_versions_number_each_rows_committed_versions(&system);
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn records_round_trip() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::records_round_trip(&system);
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn predicate_writes_report_what_they_saw() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::predicate_writes_report_what_they_saw(&system);
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn string_keys_keep_their_type() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::string_keys_keep_their_type(&system);
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn string_keys_are_compared_byte_for_byte() {
-    let Some(system) = system() else { return };
+    let system = system();
     // A case-insensitive or space-padding collation would make these one key.
     system.prepare(&[("a".into(), 1), ("A".into(), 2), ("a ".into(), 3)]).unwrap();
     assert_eq!(registers(&system), rows([("a", 1), ("A", 2), ("a ", 3)]));
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn an_insert_of_an_existing_key_aborts_without_effect() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::an_insert_of_an_existing_key_aborts_without_effect(&system, "1062");
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn rollback_discards_and_needs_no_transaction() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::rollback_discards_and_needs_no_transaction(&system);
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn a_killed_session_loses_its_transaction() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::a_killed_session_loses_its_transaction(&system, "connection lost");
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn a_session_killed_while_idle_fails_its_next_begin() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::a_session_killed_while_idle_fails_its_next_begin(&system, "connection lost");
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn a_commit_sent_to_a_killed_connection_is_indeterminate() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[]).unwrap();
     let mut s = begun(&system, Level::Serializable);
     s.append(&k(1), 1).unwrap();
@@ -132,8 +138,9 @@ fn lost_update(system: &MariadbSystem) -> (Result<(), adapters::TxnError>, Resul
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn a_lost_update_at_repeatable_read_commits_as_hermitage_found_in_mysql() {
-    let Some(system) = system() else { return };
+    let system = system();
     assert_eq!(system.snapshot_isolation(), Some(false), "the test server runs MariaDB's default");
     assert_eq!(system.system_settings(), [("innodb_snapshot_isolation", "OFF".to_string())]);
     let (write, commit) = lost_update(&system);
@@ -144,8 +151,9 @@ fn a_lost_update_at_repeatable_read_commits_as_hermitage_found_in_mysql() {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn with_innodb_snapshot_isolation_on_the_lost_update_aborts_with_1020() {
-    let Some(url) = url_with("innodb_snapshot_isolation=on") else { return };
+    let url = url_with("innodb_snapshot_isolation=on");
     let system = open(&url);
     assert_eq!(system.snapshot_isolation(), Some(true));
     assert_eq!(system.system_settings(), [("innodb_snapshot_isolation", "ON".to_string())]);
@@ -157,8 +165,9 @@ fn with_innodb_snapshot_isolation_on_the_lost_update_aborts_with_1020() {
 
 /// Two doctors on call; each transaction sees both on call and takes one off.
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn a_write_skew_at_repeatable_read_commits_both() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[(k(1), 1), (k(2), 1)]).unwrap();
     let (mut a, mut b) = (begun(&system, Level::RepeatableRead), begun(&system, Level::RepeatableRead));
     for s in [&mut a, &mut b] {
@@ -196,8 +205,9 @@ fn while_waiting<T: Send, U>(
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn a_write_skew_at_serializable_deadlocks_and_one_transaction_aborts_with_1213() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[(k(1), 1), (k(2), 1)]).unwrap();
     let (mut a, mut b) = (begun(&system, Level::Serializable), begun(&system, Level::Serializable));
     // InnoDB's serializable reads take shared locks: each write waits for the other's.
@@ -220,8 +230,9 @@ fn a_write_skew_at_serializable_deadlocks_and_one_transaction_aborts_with_1213()
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn a_lock_wait_timeout_aborts_with_1205_and_the_adapter_rolls_back_the_rest() {
-    let Some(url) = url_with("innodb_lock_wait_timeout=1") else { return };
+    let url = url_with("innodb_lock_wait_timeout=1");
     let system = open(&url);
     system.prepare(&[(k(1), 0), (k(2), 0)]).unwrap();
     let (mut a, mut b) = (begun(&system, Level::ReadCommitted), begun(&system, Level::ReadCommitted));
@@ -238,8 +249,9 @@ fn a_lock_wait_timeout_aborts_with_1205_and_the_adapter_rolls_back_the_rest() {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn read_uncommitted_reads_a_write_not_yet_committed_and_read_committed_does_not() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[(k(1), 0)]).unwrap();
     let mut writer = begun(&system, Level::ReadCommitted);
     writer.write(&k(1), 1).unwrap();
@@ -254,8 +266,9 @@ fn read_uncommitted_reads_a_write_not_yet_committed_and_read_committed_does_not(
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn each_transaction_runs_at_its_own_level() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[(k(1), 0)]).unwrap();
     let mut reader = system.connect().unwrap();
     let mut writer = system.connect().unwrap();
@@ -275,8 +288,9 @@ fn each_transaction_runs_at_its_own_level() {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn an_append_at_repeatable_read_waits_then_applies_to_the_latest_list_which_the_snapshot_then_shows() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[]).unwrap();
     let mut a = begun(&system, Level::RepeatableRead);
     a.append(&k(1), 1).unwrap();
@@ -294,8 +308,9 @@ fn an_append_at_repeatable_read_waits_then_applies_to_the_latest_list_which_the_
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn levels_map_as_mariadb_names_them() {
-    let Some(system) = system() else { return };
+    let system = system();
     let native = |name: &str| LevelSupport::Native { name: name.into() };
     assert_eq!(system.level(Level::ReadUncommitted), native("READ UNCOMMITTED"));
     assert_eq!(system.level(Level::ReadCommitted), native("READ COMMITTED"));
@@ -312,9 +327,10 @@ fn levels_map_as_mariadb_names_them() {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn two_systems_prepared_at_once_use_different_tables() {
-    let Some(one) = system() else { return };
-    let Some(two) = system() else { return };
+    let one = system();
+    let two = system();
     one.prepare(&[(k(1), 1)]).unwrap();
     two.prepare(&[(k(1), 2)]).unwrap();
     assert_ne!(one.tables(), two.tables());
@@ -328,9 +344,10 @@ fn two_systems_prepared_at_once_use_different_tables() {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn prepare_drops_the_previous_runs_tables_and_dropping_the_system_drops_the_last() {
     use mysql::prelude::Queryable;
-    let Some(url) = url() else { return };
+    let url = url();
     let system = open(&url);
     let mut conn = mysql::Conn::new(mysql::Opts::from_url(&url).unwrap()).unwrap();
     let mut exists = |name: &str| -> bool {
@@ -348,8 +365,9 @@ fn prepare_drops_the_previous_runs_tables_and_dropping_the_system_drops_the_last
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn connecting_before_prepare_or_to_no_server_is_unavailable() {
-    let Some(system) = system() else { return };
+    let system = system();
     assert!(matches!(system.connect().err(), Some(AdapterError::Unavailable { system: "mariadb", .. })));
     // Nothing listens on port 1 of the loopback address.
     let nowhere = MariadbSystem::new("mysql://root@127.0.0.1:1/isocheck");
@@ -359,8 +377,9 @@ fn connecting_before_prepare_or_to_no_server_is_unavailable() {
 }
 
 #[test]
+#[ignore = "needs MariaDB: set ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn a_writer_that_waited_for_the_row_numbers_its_version_after_the_one_it_waited_for() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[(k(1), 0)]).unwrap();
     for level in [Level::ReadCommitted, Level::RepeatableRead] {
         let mut a = begun(&system, level);

@@ -3,8 +3,9 @@
 //! aborted with 40001 at serializable and allowed at repeatable read, concurrent updates, deadlocks,
 //! killed backends — and runs that share a server without meeting.
 //!
-//! Without `ISOCHECK_PG_URL` these tests print a notice and pass, unless `ISOCHECK_PG_REQUIRED` is set:
-//! then, as when the URL is set but the server does not answer, they fail.
+//! Every test here is `#[ignore = "needs PostgreSQL: ..."]`: `cargo test` reports them ignored, and
+//! `scripts/test` runs them with `--ignored`; asked for without `ISOCHECK_PG_URL`, or with a server that
+//! does not answer, they fail.
 
 use std::thread;
 use std::time::{Duration, Instant};
@@ -13,27 +14,21 @@ use crate::common;
 use crate::common::{assert_aborted, begun, k, list, registers, rows};
 use adapters::{AdapterError, Failure, Level, LevelSupport, PostgresSystem, Session, System};
 
-fn url() -> Option<String> {
-    match std::env::var(PostgresSystem::URL_VAR) {
-        Ok(url) => Some(url),
-        Err(_) if std::env::var_os("ISOCHECK_PG_REQUIRED").is_some() => {
-            panic!("ISOCHECK_PG_REQUIRED is set, but {} is not", PostgresSystem::URL_VAR)
-        }
-        Err(_) => {
-            eprintln!("notice: {} is not set; this PostgreSQL test checks nothing", PostgresSystem::URL_VAR);
-            None
-        }
-    }
+/// The server's URL. These tests are `#[ignore = "needs PostgreSQL: ..."]`: they run only when asked
+/// for (`scripts/test` runs them with `--ignored`, after starting a server), and fail without one.
+fn url() -> String {
+    std::env::var(PostgresSystem::URL_VAR)
+        .unwrap_or_else(|_| panic!("this test needs PostgreSQL: set {}, or run scripts/test", PostgresSystem::URL_VAR))
 }
 
-fn system() -> Option<PostgresSystem> {
-    let url = url()?;
-    Some(PostgresSystem::new(&url).unwrap_or_else(|e| panic!("PostgreSQL at {url} does not answer: {e}")))
+fn system() -> PostgresSystem {
+    let url = url();
+    PostgresSystem::new(&url).unwrap_or_else(|e| panic!("PostgreSQL at {url} does not answer: {e}"))
 }
 
 /// A direct connection, to look at the server behind the adapter's back.
 fn psql() -> postgres::Client {
-    let url = url().expect("a URL");
+    let url = url();
     postgres::Client::connect(&url, postgres::NoTls).unwrap()
 }
 
@@ -42,56 +37,65 @@ fn table_exists(client: &mut postgres::Client, name: &str) -> bool {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn statements_round_trip() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::statements_round_trip(&system);
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn write_versions_number_each_rows_committed_versions() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::write_versions_number_each_rows_committed_versions(&system);
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn records_round_trip() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::records_round_trip(&system);
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn predicate_writes_report_what_they_saw() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::predicate_writes_report_what_they_saw(&system);
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn string_keys_keep_their_type() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::string_keys_keep_their_type(&system);
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn an_insert_of_an_existing_key_aborts_without_effect() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::an_insert_of_an_existing_key_aborts_without_effect(&system, "23505");
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn rollback_discards_and_needs_no_transaction() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::rollback_discards_and_needs_no_transaction(&system);
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn a_killed_session_loses_its_transaction() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::a_killed_session_loses_its_transaction(&system, "connection lost");
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn a_session_killed_while_idle_fails_its_next_begin() {
-    let Some(system) = system() else { return };
+    let system = system();
     common::a_session_killed_while_idle_fails_its_next_begin(&system, "connection lost");
 }
 
@@ -108,8 +112,9 @@ fn write_skew(system: &PostgresSystem, level: Level) -> [Result<(), adapters::Tx
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn a_write_skew_at_serializable_aborts_one_transaction_with_40001() {
-    let Some(system) = system() else { return };
+    let system = system();
     let [a, b] = write_skew(&system, Level::Serializable);
     a.unwrap();
     assert_aborted(b, "40001");
@@ -117,8 +122,9 @@ fn a_write_skew_at_serializable_aborts_one_transaction_with_40001() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn a_write_skew_at_repeatable_read_commits_both_as_snapshot_isolation_allows() {
-    let Some(system) = system() else { return };
+    let system = system();
     for level in [Level::RepeatableRead, Level::SnapshotIsolation] {
         let [a, b] = write_skew(&system, level);
         a.unwrap();
@@ -128,8 +134,9 @@ fn a_write_skew_at_repeatable_read_commits_both_as_snapshot_isolation_allows() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn a_concurrent_update_at_repeatable_read_aborts_with_40001() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[(k(1), 0)]).unwrap();
     let (mut a, mut b) = (begun(&system, Level::RepeatableRead), begun(&system, Level::RepeatableRead));
     assert_eq!(a.read(&k(1)).unwrap(), Some(0));
@@ -164,8 +171,9 @@ fn blocked_behind<T: Send>(
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn concurrent_appends_at_read_committed_both_land_because_the_upsert_is_one_statement() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[]).unwrap();
     let mut a = begun(&system, Level::ReadCommitted);
     a.append(&k(1), 1).unwrap();
@@ -177,8 +185,9 @@ fn concurrent_appends_at_read_committed_both_land_because_the_upsert_is_one_stat
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn a_concurrent_append_at_repeatable_read_aborts_with_40001() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[]).unwrap();
     let mut a = begun(&system, Level::RepeatableRead);
     a.append(&k(1), 1).unwrap();
@@ -191,8 +200,9 @@ fn a_concurrent_append_at_repeatable_read_aborts_with_40001() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn a_deadlock_aborts_one_transaction_with_40p01() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[(k(1), 0), (k(2), 0)]).unwrap();
     let (mut a, mut b) = (begun(&system, Level::ReadCommitted), begun(&system, Level::ReadCommitted));
     a.write(&k(1), 1).unwrap();
@@ -213,8 +223,9 @@ fn a_deadlock_aborts_one_transaction_with_40p01() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn each_transaction_runs_at_its_own_level() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[(k(1), 0)]).unwrap();
     let mut reader = system.connect().unwrap();
     let mut writer = system.connect().unwrap();
@@ -233,8 +244,9 @@ fn each_transaction_runs_at_its_own_level() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn levels_map_as_postgresql_names_them() {
-    let Some(system) = system() else { return };
+    let system = system();
     let native = |name: &str| LevelSupport::Native { name: name.into() };
     assert_eq!(system.level(Level::ReadCommitted), native("READ COMMITTED"));
     assert_eq!(
@@ -257,8 +269,9 @@ fn levels_map_as_postgresql_names_them() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn a_commit_sent_to_a_killed_backend_is_indeterminate() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[]).unwrap();
     let mut s = begun(&system, Level::Serializable);
     s.append(&k(1), 1).unwrap();
@@ -270,9 +283,10 @@ fn a_commit_sent_to_a_killed_backend_is_indeterminate() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn two_systems_prepared_at_once_use_different_tables() {
-    let Some(one) = system() else { return };
-    let Some(two) = system() else { return };
+    let one = system();
+    let two = system();
     one.prepare(&[(k(1), 1)]).unwrap();
     two.prepare(&[(k(1), 2)]).unwrap();
     assert_ne!(one.tables(), two.tables());
@@ -286,8 +300,9 @@ fn two_systems_prepared_at_once_use_different_tables() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn prepare_drops_the_previous_runs_tables_and_dropping_the_system_drops_the_last() {
-    let Some(system) = system() else { return };
+    let system = system();
     let mut client = psql();
     system.prepare(&[]).unwrap();
     let (lists, registers) = system.tables().unwrap();
@@ -300,8 +315,9 @@ fn prepare_drops_the_previous_runs_tables_and_dropping_the_system_drops_the_last
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn connecting_before_prepare_or_to_no_server_is_unavailable() {
-    let Some(system) = system() else { return };
+    let system = system();
     assert!(matches!(system.connect().err(), Some(AdapterError::Unavailable { system: "postgres", .. })));
     // Nothing listens on port 1 of the loopback address.
     let nowhere = PostgresSystem::new("postgres://isocheck@127.0.0.1:1/isocheck?connect_timeout=2");
@@ -309,8 +325,9 @@ fn connecting_before_prepare_or_to_no_server_is_unavailable() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn a_writer_that_waited_for_the_row_numbers_its_version_after_the_one_it_waited_for() {
-    let Some(system) = system() else { return };
+    let system = system();
     system.prepare(&[(k(1), 0)]).unwrap();
     let mut a = begun(&system, Level::ReadCommitted);
     let first = a.write_versioned(&k(1), 1).unwrap().expect("a number");

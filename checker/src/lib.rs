@@ -6,6 +6,10 @@
 //! call: [`invariants`]) and computes timing flags that are not anomalies but deserve a look
 //! ([`timing`]: zero aborts under contention, transactions that ran one at a time).
 //!
+//! It owns judging a history and nothing else: reading and well-formedness are `histories`', producing
+//! histories is the runner's and the adapters', and every rendering of a result (text, JSON, reports)
+//! is `findings`'. A malformed history is an error ([`CheckError`]); an inconsistent one is a verdict.
+//!
 //! ```
 //! use checker::{check, Options, Validity};
 //! use histories::{parse, Format};

@@ -1,6 +1,10 @@
 //! isocheck's embedded MVCC engine: read committed, snapshot isolation and serializable snapshot isolation, truly
 //! concurrent, with planted defects that isocheck's checker must catch.
 //!
+//! Owns: storage, transactions and isolation for isocheck's default, in-process system under test.
+//! Leaves to others: histories, checking and reporting; the engine depends on nothing but std (every lock and atomic
+//! through its internal `sync` module, after redb's) and `thiserror`.
+//!
 //! ```
 //! use engine::{Engine, Error, Isolation, Key};
 //!
@@ -27,10 +31,6 @@
 //! assert!(matches!(bob.commit(), Err(Error::SerializationFailure { .. })));
 //! # Ok::<(), engine::Error>(())
 //! ```
-//!
-//! Owns: storage, transactions and isolation for isocheck's default, in-process system under test (DESIGN.md §5).
-//! Leaves to others: histories, checking and reporting; the engine depends on nothing but std (every lock and atomic
-//! through its internal `sync` module, after redb's) and `thiserror`.
 //!
 //! # Levels
 //! Berenson et al. 1995 and Adya 1999 for read committed and snapshot isolation, Cahill et al. 2008 for SSI and Ports

@@ -4,7 +4,8 @@
 //! values are transactions of micro-ops, as in Jepsen and Elle. This crate reads histories from JSON
 //! Lines, a JSON array (elle-cli's shape) and Jepsen EDN, checks that they are well formed (every
 //! error names the file, line and column, and what was expected), and writes all three back. It knows
-//! nothing of dependency graphs or anomalies: that is the `checker` crate.
+//! nothing of dependency graphs or anomalies (the `checker` crate), of running transactions (the runner
+//! and `adapters`) or of rendering a verdict (`findings`): every other crate stands on it.
 //!
 //! ```
 //! use histories::{parse, Format, Mop, OpType};
