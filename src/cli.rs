@@ -230,6 +230,13 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub transaction_order: Option<PathBuf>,
 
+    /// When the history satisfies the models checked and one of them was decided exactly (see
+    /// --solver-timeout), write the certificate to FILE: the history with a `commit_order` on every
+    /// transaction that took effect, such that `isocheck check FILE` under the same model finds it valid
+    /// by inference alone, trusting no solver.
+    #[arg(long, value_name = "FILE")]
+    pub witness: Option<PathBuf>,
+
     /// Refuse a history that leaves out what DESIGN.md's format asks for (completions with no invoke,
     /// several invokes in flight on one process), instead of reading it as Elle does with a warning.
     #[arg(long)]
@@ -293,6 +300,12 @@ pub struct CheckFlags {
     /// order; the report says how little.
     #[arg(long)]
     pub linearizable_keys: bool,
+
+    /// How long the exact decision of each model may take (serializable, snapshot-isolation and their
+    /// strong-session and real-time forms, on rw-register histories whose write orders the history does
+    /// not show). Past it, that model's verdict is unknown (exit 3), never valid.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, default_value = "60s")]
+    pub solver_timeout: Duration,
 }
 
 /// `--format`.

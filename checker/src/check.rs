@@ -72,17 +72,19 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let dependencies = dependencies(|| index.edges());
             let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
             phase.done("rw-register anomalies without cycles, beside the graph and its components");
+            let unordered = index.unordered_writes();
             let found = Found {
                 built,
                 cases,
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
-                blind_spots: index.blind_spots(),
+                blind_spots: index.blind_spots().into_iter().filter(|s| Some(s) != unordered.as_ref()).collect(),
                 commit_ordered: index.commit_ordered(),
                 numbered_writes: index.numbered_writes(),
             };
             let explainer = RwRegisterExplainer::new(&index, &txns);
-            Ok(conclude(history, &txns, workload, found, &explainer, Some(&index), options))
+            let exact = Exact { source: &index, unordered };
+            Ok(conclude(history, &txns, workload, found, &explainer, Some(exact), options))
         }
         Workload::ClosedPredicate => {
             drop(txns);
@@ -102,6 +104,13 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             Ok(conclude(history, &txns, workload, found, &explainer, None, options))
         }
     }
+}
+
+/// What an exact decision needs beside the analysis: the analysis as its source, and inference's blind
+/// spot that the decision covers.
+struct Exact<'a> {
+    source: &'a dyn ExactSource,
+    unordered: Option<String>,
 }
 
 /// What a workload's analysis found before the cycle search: the graph of its dependencies, the
@@ -126,7 +135,7 @@ fn conclude(
     workload: Workload,
     found: Found,
     explainer: &dyn DataExplainer,
-    exact_source: Option<&dyn ExactSource>,
+    exact: Option<Exact<'_>>,
     options: &Options,
 ) -> CheckResult {
     let Found { built, cases, keys, ordered_keys, blind_spots, commit_ordered, numbered_writes } = found;
@@ -157,16 +166,23 @@ fn conclude(
     }
     phase.done("cycle search and explanations");
     let mut witness = None;
-    if let Some(source) = exact_source {
+    let mut exactly = (Vec::new(), 0);
+    let mut blind_spots = blind_spots;
+    if let Some(Exact { source, unordered }) = exact {
         let models = exact_models(options, &found);
         if !models.is_empty() {
-            let exact =
+            let decided =
                 exact::decide(txns, source, explainer, &models, order, options.witness(), options.solver_budget());
-            for (name, anomalies) in exact.anomalies {
+            for (name, anomalies) in decided.anomalies {
                 found.entry(name).or_default().extend(anomalies);
             }
-            witness = exact.witness;
+            witness = decided.witness;
+            exactly = (models.iter().map(|m| m.model.to_string()).collect(), decided.unordered_pairs);
             phase.done("exact decisions");
+        }
+        // What inference could not order is a blind spot only where no exact decision covered it.
+        if let Some(spot) = unordered.filter(|_| exactly.0.is_empty()) {
+            blind_spots.insert(0, spot);
         }
     }
     let mut stats = stats(history, txns, &graph, components);
@@ -184,6 +200,8 @@ fn conclude(
         assumptions,
         commit_ordered,
         numbered_writes,
+        exact_models: exactly.0,
+        unordered_pairs: exactly.1,
         missing_realtime: history
             .leniencies()
             .iter()

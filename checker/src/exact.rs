@@ -120,6 +120,8 @@ pub(crate) struct ExactFound {
     pub anomalies: BTreeMap<String, Vec<Anomaly>>,
     /// An order under which the strongest model decided consistent holds, if any was.
     pub witness: Option<Witness>,
+    /// How many pairs of writes inference left unordered.
+    pub unordered_pairs: usize,
 }
 
 /// Decides each of `models` (those not already ruled out), within `budget` each; inference's cycle search
@@ -141,15 +143,30 @@ pub(crate) fn decide(
     dependencies.for_each(|from, to, kind| known.push(KnownEdge { from, to, kind }));
     drop(dependencies);
     let base = Polygraph::new(txns.len(), known, key_writes);
+    found.unordered_pairs = base.constraints.len();
+    // The transactions a witness places: the committed ones, and the indeterminate ones whose writes took
+    // effect (somebody read one), with a completion to carry the place. An indeterminate one nobody read
+    // is left unplaced: it may never have committed.
+    let mut in_effect = vec![false; txns.len()];
+    for w in &base.writes {
+        in_effect[w.txn as usize] = true;
+    }
+    let took_effect = |t: TxnId| {
+        txns.completion(t).is_some()
+            && (txns.outcome(t) == histories::OpType::Ok
+                || (txns.outcome(t) == histories::OpType::Info && in_effect[t as usize]))
+    };
     let mut outcomes: Vec<(ExactModel, Outcome)> = Vec::new();
     for m in models {
         if outcomes.iter().any(|(stronger, o)| matches!(o, Outcome::Holds) && stronger.implies(m)) {
             outcomes.push((*m, Outcome::Holds));
             continue;
         }
-        if base.constraints.is_empty() && !want_witness && m.order == searched_order {
+        if base.constraints.is_empty() && !want_witness && m.order == searched_order && m.order != Some(Kind::Process) {
             // Inference ranked every pair of writes, and its cycle search, over this model's order, found
-            // nothing the model forbids: that search was already exact.
+            // nothing the model forbids: that search was already exact. (Its process order holds committed
+            // transactions only, as Elle's does; the exact one also puts each indeterminate one after its
+            // process's last committed one.)
             outcomes.push((*m, Outcome::Holds));
             continue;
         }
@@ -173,7 +190,7 @@ pub(crate) fn decide(
                 if found.witness.is_none() {
                     found.witness = Some(Witness {
                         model: m.model.to_string(),
-                        order: order.iter().map(|&t| txns.index(t)).collect(),
+                        order: order.iter().filter(|&&t| took_effect(t)).map(|&t| txns.index(t)).collect(),
                     });
                 }
                 Outcome::Holds
@@ -236,12 +253,41 @@ enum Outcome {
 fn with_order(base: &Polygraph, txns: &Txns<'_>, order: Option<Kind>) -> Polygraph {
     let edges = match order {
         None => EdgeList::new(),
-        Some(Kind::Process) => orders::process_edges(txns),
+        Some(Kind::Process) => session_edges(txns),
         Some(_) => orders::realtime_edges(txns),
     };
     let mut known = base.known.clone();
     edges.for_each(|from, to, kind| known.push(KnownEdge { from, to, kind }));
     base.with_known(known)
+}
+
+/// Each process's order, as far as it is proven: its committed transactions one after another, and each
+/// indeterminate one after the committed one its process completed last before invoking it (if the
+/// indeterminate one took effect, it did so after that). Nothing follows an indeterminate transaction:
+/// it may have taken effect after its process went on.
+fn session_edges(txns: &Txns<'_>) -> EdgeList {
+    let mut by_process: std::collections::HashMap<histories::Process, Vec<TxnId>> = Default::default();
+    for t in txns.ids() {
+        if matches!(txns.outcome(t), histories::OpType::Ok | histories::OpType::Info) {
+            by_process.entry(txns.invoke(t).process()).or_default().push(t);
+        }
+    }
+    let mut edges = EdgeList::new();
+    for (_, mut ts) in by_process {
+        ts.sort_unstable_by_key(|&t| txns.invoke_position(t));
+        let mut last_ok: Option<TxnId> = None;
+        for t in ts {
+            if let Some(before) = last_ok
+                && txns.completion_position(before).is_some_and(|c| c < txns.invoke_position(t))
+            {
+                edges.add(before, t, Kind::Process);
+            }
+            if txns.outcome(t) == histories::OpType::Ok {
+                last_ok = Some(t);
+            }
+        }
+    }
+    edges
 }
 
 /// A refutation as cycles: one per case, each saying which write orders it supposes and why each of

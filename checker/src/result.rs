@@ -91,6 +91,15 @@ pub struct Checked {
     /// (`["w", k, v, version]`), whose numbers then ordered each key's writes (rw-register).
     #[serde(skip_serializing_if = "is_zero")]
     pub numbered_writes: usize,
+    /// The models decided exactly, over every order of the writes inference left unordered
+    /// (rw-register): serializable, snapshot-isolation and their strong-session and real-time forms, as
+    /// far as the models checked need them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exact_models: Vec<String>,
+    /// How many pairs of writes of one key inference left unordered, whose every order the exact
+    /// decisions covered.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unordered_pairs: usize,
     /// The real-time information the history did not give (see `histories::Leniency`), if any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing_realtime: Vec<MissingRealtime>,

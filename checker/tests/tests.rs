@@ -14,6 +14,7 @@ mod closed_predicate;
 mod completion_only;
 mod elle_histories;
 mod exact_oracle;
+mod exact_shapes;
 mod golden;
 mod list_append;
 mod oracle;

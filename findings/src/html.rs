@@ -133,6 +133,9 @@ pub fn summary_section(report: &Report<'_>) -> String {
             Cell::Text(format!("{} (largest {} transactions)", s.cyclic_components, s.largest_component)),
         ));
     }
+    if let Some(exact) = crate::exact_sentence(result) {
+        rows.push(("exact".into(), Cell::Text(exact)));
+    }
     for spot in &s.blind_spots {
         rows.push(("could not see".into(), Cell::Text(spot.clone())));
     }

@@ -81,7 +81,7 @@ pub use report::Report;
 pub use run_summary::{ContendedPairs, Documented, HoldFigures, RunSummary, ShrunkSummary, run_text};
 pub use text::{text, verdict_word};
 pub use timeline::timeline_svg;
-pub use verdicts::{Standing, Subject, Verdict, verdicts};
+pub use verdicts::{Standing, Subject, Verdict, exact_sentence, verdicts};
 
 /// The result as one JSON object (DESIGN.md §3).
 pub fn json(result: &checker::CheckResult) -> String {

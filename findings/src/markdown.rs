@@ -92,6 +92,9 @@ pub fn report_markdown(report: &Report<'_>) -> String {
         s.ordered_keys,
         if edges.is_empty() { "none".into() } else { md(&edges.join(", ")) }
     );
+    if let Some(exact) = crate::exact_sentence(result) {
+        let _ = writeln!(out, "- Exact: {}", md(&exact));
+    }
     for spot in &s.blind_spots {
         let _ = writeln!(out, "- Could not see: {}", md(spot));
     }

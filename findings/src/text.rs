@@ -66,6 +66,9 @@ pub fn text(result: &CheckResult, source: &str) -> String {
             s.ordered_keys, s.keys
         );
     }
+    if let Some(exact) = crate::exact_sentence(result) {
+        let _ = writeln!(out, "Exact: {exact}");
+    }
     if !result.anomaly_types.is_empty() {
         let counts: Vec<String> = result
             .anomaly_types

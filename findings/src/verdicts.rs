@@ -89,3 +89,19 @@ pub fn verdicts(result: &CheckResult) -> Vec<Verdict> {
     let anomalies = checked.anomalies.iter().map(|a| decide(Subject::Anomaly, a));
     models.chain(anomalies).collect()
 }
+
+/// What the exact decisions covered, in words, if any ran: which models were decided over every order of
+/// how many pairs of writes inference left unordered.
+pub fn exact_sentence(result: &CheckResult) -> Option<String> {
+    let checked = &result.checked;
+    if checked.exact_models.is_empty() {
+        return None;
+    }
+    let pairs = checked.unordered_pairs;
+    let over = match pairs {
+        0 => "inference ordered every pair of writes".to_string(),
+        1 => "over both orders of the 1 pair of writes inference left unordered".to_string(),
+        n => format!("over every order of the {n} pairs of writes inference left unordered"),
+    };
+    Some(format!("decided exactly ({over}): {}", checked.exact_models.join(", ")))
+}

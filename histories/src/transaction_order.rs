@@ -53,6 +53,12 @@ impl TransactionOrder {
         Ok(order)
     }
 
+    /// An order made rather than read: each `(completion index, position)` pair; `file` names it in
+    /// errors.
+    pub fn from_positions(positions: impl IntoIterator<Item = (u64, i64)>, file: &str) -> TransactionOrder {
+        TransactionOrder { file: file.to_string(), text: String::new(), positions: positions.into_iter().collect() }
+    }
+
     /// How many completions the order places.
     pub fn len(&self) -> usize {
         self.positions.len()

@@ -205,6 +205,8 @@ impl CheckResult {
                 assumptions: Vec::new(),
                 commit_ordered: 0,
                 numbered_writes: 0,
+                exact_models: Vec::new(),
+                unordered_pairs: 0,
                 missing_realtime: Vec::new(),
             },
         };

@@ -53,11 +53,11 @@ fn of_reads(index: &ItemIndex<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> Cases 
     for t in ids.filter(|&t| txns.outcome(t) == OpType::Ok) {
         for (i, mop) in txns.mops(t).iter().enumerate() {
             match (ItemOp::of(mop), mop) {
-                (Some(ItemOp::Read(Some(v))), _) => read_of(index, txns, t, index.key_of(t, i), v, mop, &mut cases),
+                (Some(ItemOp::Read(Some(v))), _) => read_of(index, txns, t, i, index.key_of(t, i), v, mop, &mut cases),
                 (_, Mop::PredicateRead { rows: Some(rows), .. }) => {
                     for (key, &v) in rows.iter() {
                         let k = index.id(key).unwrap_or(NO_KEY);
-                        read_of(index, txns, t, k, v, mop, &mut cases);
+                        read_of(index, txns, t, i, k, v, mop, &mut cases);
                     }
                 }
                 _ => {}
@@ -68,10 +68,22 @@ fn of_reads(index: &ItemIndex<'_>, txns: &Txns<'_>, ids: Range<TxnId>) -> Cases 
     cases
 }
 
-/// `garbage-read`, `G1a` and `G1b` for one committed read of `value` at key `k`.
-fn read_of(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, k: KeyId, value: i64, mop: &Mop, cases: &mut Cases) {
+/// `garbage-read`, `G1a`, `G1b` and `future-read` for one committed read of `value` at key `k`, the
+/// transaction's micro-op `at`.
+#[allow(clippy::too_many_arguments)]
+fn read_of(
+    index: &ItemIndex<'_>,
+    txns: &Txns<'_>,
+    t: TxnId,
+    at: usize,
+    k: KeyId,
+    value: i64,
+    mop: &Mop,
+    cases: &mut Cases,
+) {
     let written = index.written(k, value);
     match written {
+        Some(w) if w.writer == t && writes_later(index, txns, t, at, k, value) => {}
         Some(w) if txns.outcome(w.writer) != OpType::Fail && !(w.intermediate && w.writer != t) => return,
         _ => {}
     }
@@ -106,8 +118,23 @@ fn read_of(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, k: KeyId, value: i6
             );
             push(cases, "G1b", case(txns, &[t, w.writer], Some(key), the_facts(), text));
         }
+        Some(w) if w.writer == t => {
+            let text = format!(
+                "{me} read key {key} = {value}{through}, which {me} itself wrote only later: a read of the future"
+            );
+            push(cases, "future-read", case(txns, &[t], Some(key), the_facts(), text));
+        }
         Some(_) => {}
     }
+}
+
+/// Whether transaction `t` writes `value` to key `k` after its micro-op `at` (and not before it).
+fn writes_later(index: &ItemIndex<'_>, txns: &Txns<'_>, t: TxnId, at: usize, k: KeyId, value: i64) -> bool {
+    let wrote_at = |i: usize| {
+        index.key_of(t, i) == k && matches!(ItemOp::of(&txns.mops(t)[i]), Some(ItemOp::Write(Some(v))) if v == value)
+    };
+    let n = txns.mops(t).len();
+    !(0..at).any(wrote_at) && (at + 1..n).any(wrote_at)
 }
 
 /// What `writer` wrote to key `k` after `value`: the next value, or "deleted it".

@@ -218,6 +218,14 @@ impl<'h> Index<'h> {
     /// What the checker could not infer, in words: keys whose writes it could not order, and
     /// dependencies it never saw.
     pub fn blind_spots(&self) -> Vec<String> {
+        let mut spots: Vec<String> = self.unordered_writes().into_iter().collect();
+        spots.extend(self.unseen_reads());
+        spots
+    }
+
+    /// The keys whose writes inference could not order, in words, if any: a blind spot of inference,
+    /// which an exact decision then covers.
+    pub fn unordered_writes(&self) -> Option<String> {
         let mut spots = Vec::new();
         let written_twice: Vec<&Versions> =
             self.versions.iter().filter(|kv| kv.ext_writer.iter().filter(|&&w| w != NO_TXN).count() > 1).collect();
@@ -245,6 +253,12 @@ impl<'h> Index<'h> {
                 )
             });
         }
+        spots.pop()
+    }
+
+    /// That no transaction read another's write, in words, if so.
+    fn unseen_reads(&self) -> Option<String> {
+        let mut spots = Vec::new();
         let any_write = self.versions.iter().any(|kv| kv.ext_writer.iter().any(|&w| w != NO_TXN));
         let read_another = self.versions.iter().any(|kv| {
             kv.ext_writer.iter().enumerate().any(|(v, &w)| w != NO_TXN && kv.readers(v as u32).iter().any(|&r| r != w))
@@ -256,7 +270,7 @@ impl<'h> Index<'h> {
                     .to_string(),
             );
         }
-        spots
+        spots.pop()
     }
 }
 

@@ -188,3 +188,23 @@ fn an_info_transactions_known_read_is_not_an_observation() {
         vec![(3, "realtime", String::new(), 5), (5, "rw", "x".into(), 3)]
     );
 }
+
+#[test]
+fn future_read_is_a_read_of_the_transactions_own_later_write() {
+    // T1 read x = 1 before it wrote x = 1 itself; T3 read it after, as a witness to the write.
+    let h = sequential_of(registers(&["rx1wx1", "rx1"]));
+    let r = check_models(&h, &["read-atomic"]);
+    assert_eq!(summary(&r).0, Invalid);
+    assert!(r.anomaly_types.contains(&"future-read".to_string()), "{:?}", r.anomaly_types);
+    let case = only_case(&r, "future-read");
+    assert_eq!(case.txns, vec![1]);
+    assert_eq!(case.explanation, r#"T1 read key "x" = 1, which T1 itself wrote only later: a read of the future"#);
+}
+
+#[test]
+fn future_read_near_miss_reading_its_own_earlier_write() {
+    // T1 wrote x = 1 and then read it: its own write, as it should see.
+    let h = sequential_of(registers(&["wx1rx1", "rx1"]));
+    let r = check_models(&h, &["read-atomic"]);
+    assert_eq!(summary(&r), (Valid, vec![], vec![]));
+}
