@@ -187,7 +187,7 @@ pub(crate) fn decide(
         );
         let outcome = match decision {
             Decision::Acyclic { order, .. } => {
-                if found.witness.is_none() {
+                if want_witness && found.witness.is_none() {
                     found.witness = Some(Witness {
                         model: m.model.to_string(),
                         order: order.iter().filter(|&&t| took_effect(t)).map(|&t| txns.index(t)).collect(),
@@ -302,7 +302,7 @@ fn explain_refutation(
 ) -> Vec<Cycle> {
     let write_text = |w: u32| {
         let write = graph.writes[w as usize];
-        format!("{}'s write of {} = {}", txns.name(write.txn), key(write.key), write.value)
+        format!("{}'s write of key {} = {}", txns.name(write.txn), key(write.key), write.value)
     };
     let pairs: Vec<String> = refutation
         .core
@@ -424,7 +424,7 @@ fn step(
             let text = match edge.kind {
                 Kind::Ww => format!("we suppose {} came before {}", write_text(earlier), write_text(later)),
                 _ => format!(
-                    "{} read {k} = {}, which {} wrote, and we suppose that write came before {}",
+                    "{} read key {k} = {}, which {} wrote, and we suppose that write came before {}",
                     txns.name(edge.from),
                     write.value,
                     txns.name(write.txn),

@@ -344,7 +344,7 @@ fn checked(history: &History) -> Result<BTreeSet<String>, String> {
         return Err(format!("the checker could not decide: {:?}", result.anomaly_types));
     }
     let out: BTreeSet<String> = result.not.iter().chain(&result.also_not).cloned().collect();
-    if (result.valid == Validity::Invalid) != !out.is_empty() {
+    if (result.valid == Validity::Invalid) == out.is_empty() {
         return Err(format!("verdict {:?} with models ruled out {out:?}", result.valid));
     }
     Ok(out)

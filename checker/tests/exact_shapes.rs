@@ -8,9 +8,9 @@ use checker::{Anomaly, Options, Validity, check};
 use histories::read_path;
 
 /// (model, the cases expected: (class, cycle) for each, in order; empty: valid).
-type Expected = &'static [(&'static str, &'static [(&'static str, &'static [u64])])];
+type Expected<'a> = &'a [(&'a str, &'a [(&'a str, &'a [u64])])];
 
-fn verdicts(file: &str, anomaly_for: impl Fn(&str) -> &'static str, expected: Expected) {
+fn verdicts(file: &str, anomaly_for: impl Fn(&str) -> &'static str, expected: Expected<'_>) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/exact").join(file);
     let history = read_path(&path).expect("a saved history").history;
     for &(model, cases) in expected {
