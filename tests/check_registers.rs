@@ -24,17 +24,25 @@ fn a_register_history_that_shows_little_is_valid_with_what_could_not_be_seen() {
         lines[1],
         r#"Caution: a partial view: 1 of 2 keys with a version order the history shows, 0 data dependencies inferred (see "Could not see" below)"#
     );
+    // x's two writes are unordered, but the exact decision covered both orders: no blind spot there.
+    assert!(lines[2].starts_with("Exact: decided exactly (over both orders of the 1 pair of writes"), "{}", out.stdout);
     assert!(out.stdout.contains("2 keys, 1 with a version order the history shows; dependencies: realtime 2"));
-    assert!(
-        out.stdout
-            .contains("Could not see: 1 of the 1 keys written more than once have writes the checker could not order")
-    );
+    assert!(!out.stdout.contains("keys written more than once"), "{}", out.stdout);
     assert!(out.stdout.contains("Could not see: no transaction read a value another transaction wrote"));
     let json = isocheck(&["check", path.to_str().unwrap(), "--format", "json"], None);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["checked"]["workload"], "rw-register");
     assert_eq!(v["stats"]["ordered_keys"], 1);
-    assert_eq!(v["stats"]["blind_spots"].as_array().unwrap().len(), 2);
+    assert_eq!(v["checked"]["unordered_pairs"], 1);
+    assert_eq!(v["stats"]["blind_spots"].as_array().unwrap().len(), 1);
+    // Read committed is inference's alone, and it says what it could not order.
+    let weak = isocheck(&["check", path.to_str().unwrap(), "--model", "read-committed"], None);
+    assert!(
+        weak.stdout
+            .contains("Could not see: 1 of the 1 keys written more than once have writes the checker could not order"),
+        "{}",
+        weak.stdout
+    );
 }
 
 #[test]
@@ -124,4 +132,52 @@ fn help_documents_the_workloads_and_assumptions() {
     for text in ["--wfr-keys", "--sequential-keys", "--linearizable-keys", "rw-register", "closed-predicate"] {
         assert!(help.stdout.contains(text), "--help documents {text}");
     }
+}
+
+/// A write skew on registers whose write orders the history does not show: T1 wrote x and y, then T3
+/// and T5 each read both and overwrote one.
+const WRITE_SKEW: &str = include_str!("../testdata/exact/write-skew.jsonl");
+
+#[test]
+fn a_history_valid_under_a_model_decided_exactly_writes_a_witness_that_inference_alone_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_h, path) = temp_file("write-skew.jsonl", WRITE_SKEW);
+    let witness = dir.path().join("witness.jsonl");
+    let out = isocheck(
+        &["check", path.to_str().unwrap(), "--model", "snapshot-isolation", "--witness", witness.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("Exact: decided exactly (over every order of the 2 pairs of writes"), "{}", out.stdout);
+    assert!(out.stderr.contains("wrote a witness for snapshot-isolation"), "{}", out.stderr);
+    // Every transaction that took effect has its place, and the checker needs no solver to accept it.
+    let text = std::fs::read_to_string(&witness).unwrap();
+    assert_eq!(text.lines().filter(|l| l.contains("\"commit_order\"")).count(), 3, "{text}");
+    let again =
+        isocheck(&["check", witness.to_str().unwrap(), "--model", "snapshot-isolation", "--format", "json"], None);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    let v: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(v["checked"]["commit_ordered"], 3);
+    assert_eq!(v["checked"]["unordered_pairs"].as_u64().unwrap_or(0), 0, "the witness ranks every pair of writes");
+    // Under serializable the same history has no order at all: no witness, and exit 1.
+    let none = dir.path().join("none.jsonl");
+    let out = isocheck(
+        &["check", path.to_str().unwrap(), "--model", "serializable", "--witness", none.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("Anomalies: no-serializable-order (3)"), "{}", out.stdout);
+    assert!(out.stderr.contains("no witness written"), "{}", out.stderr);
+    assert!(!none.exists());
+}
+
+#[test]
+fn an_exact_decision_past_its_budget_is_unknown_never_valid() {
+    let (_h, path) = temp_file("write-skew.jsonl", WRITE_SKEW);
+    let out =
+        isocheck(&["check", path.to_str().unwrap(), "--model", "snapshot-isolation", "--solver-timeout", "0s"], None);
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains(": UNKNOWN (rw-register"), "{}", out.stdout);
+    assert!(out.stdout.contains("Anomalies: solver-timeout (1)"), "{}", out.stdout);
+    assert!(out.stdout.contains("The solver could not decide snapshot-isolation within 0.0 s"), "{}", out.stdout);
 }

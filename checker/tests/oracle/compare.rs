@@ -1,7 +1,8 @@
 //! Comparing the checker with the serial search on one generated history: for `serializable` and
 //! `strict-serializable`, and for rw-register under each combination of Elle's assumptions, the checker
 //! must not call the history invalid when a serial order explains it (soundness); and on traceable
-//! list-append histories it must call it invalid when none does (completeness). This module owns that
+//! list-append histories, and on every rw-register one (whose serializable and strict-serializable
+//! verdicts are exact), it must call it invalid when none does (completeness). This module owns that
 //! comparison and the words of a disagreement; generating and searching are the other modules'.
 
 use checker::{Inference, Options, Validity, check};
@@ -78,9 +79,9 @@ pub fn compare(generated: &Generated) -> Comparison {
                 }
                 (None, valid)
                     if valid != Validity::Invalid
-                        && generated.traceable
-                        && generated.flavor == Flavor::ListAppend
-                        && !inference.any() =>
+                        && !inference.any()
+                        && ((generated.traceable && generated.flavor == Flavor::ListAppend)
+                            || generated.flavor == Flavor::RwRegister) =>
                 {
                     comparison.disagreements.push(format!(
                         "missed anomaly under {model}: no serial order explains this traceable history, yet the \
