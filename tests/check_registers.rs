@@ -134,7 +134,7 @@ fn help_documents_the_workloads_and_assumptions() {
     }
 }
 
-/// A write skew on registers whose write orders the history does not show: T1 wrote x and y, then T3
+/// A write skew on registers whose write orders the history does not show: T1 wrote x and y, then T4
 /// and T5 each read both and overwrote one.
 const WRITE_SKEW: &str = include_str!("../testdata/exact/write-skew.jsonl");
 
