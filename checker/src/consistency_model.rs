@@ -47,6 +47,14 @@ const IMPLIED_ANOMALIES: &[(&str, &[&str])] = &[
     ("dirty-update", &["G1a"]),
     ("lost-update", &["write-skew", "G2-item"]),
     ("write-skew", &["G2"]),
+    // Plume's patterns (see `weak_levels`) that are also anomalies Elle names.
+    ("thin-air-read", &["garbage-read"]),
+    ("aborted-read", &["G1a"]),
+    ("intermediate-read", &["G1b"]),
+    ("not-my-own-write", &["internal"]),
+    ("not-my-last-write", &["internal"]),
+    ("non-repeatable-read", &["internal"]),
+    ("cyclic-causal-order", &["G1c-process"]),
 ];
 
 /// Not implication but severity: `a` is usually worse than `b`, so it is searched for first.
@@ -98,23 +106,20 @@ const MODELS: &[(&str, &[&str])] = &[
     ("monotonic-view", &["PL-2"]),
     ("monotonic-snapshot-read", &["PL-2"]),
     ("parallel-snapshot-isolation", &["causal-cerone", "ROLA"]),
+    // Biswas & Enea's read committed: its commit order contains session order, write-read and (as a
+    // version order) write-write, so it rules out G1c with process edges; read atomic adds to its axiom.
+    ("read-committed-cerone", &["strong-session-read-committed"]),
     ("prefix", &["causal-cerone"]),
-    ("read-atomic", &["monotonic-atomic-view"]),
+    ("read-atomic", &["monotonic-atomic-view", "read-committed-cerone"]),
     ("read-committed", &["read-uncommitted"]),
     ("repeatable-read", &["cursor-stability", "monotonic-atomic-view"]),
     ("ROLA", &["read-atomic"]),
     ("serializable", &["repeatable-read", "snapshot-isolation", "view-serializable"]),
     ("session-serializable", &["1SR"]),
-    (
-        "snapshot-isolation",
-        &[
-            "forward-consistent-view",
-            "monotonic-atomic-view",
-            "monotonic-snapshot-read",
-            "parallel-snapshot-isolation",
-            "prefix",
-        ],
-    ),
+    // Cerone's models (parallel snapshot isolation, prefix, causal, read atomic) include session order,
+    // which Adya's snapshot isolation does not: strong-session snapshot isolation implies them (Elle has
+    // snapshot isolation imply them, which would let a session violation rule out snapshot isolation).
+    ("snapshot-isolation", &["forward-consistent-view", "monotonic-atomic-view", "monotonic-snapshot-read"]),
     (
         "strict-serializable",
         &[
@@ -131,7 +136,10 @@ const MODELS: &[(&str, &[&str])] = &[
     ("strong-PL-1", &["strong-session-PL-1"]),
     ("strong-PL-2", &["strong-session-PL-2", "strong-PL-1"]),
     ("strong-session-serializable", &["serializable", "strong-session-snapshot-isolation"]),
-    ("strong-session-snapshot-isolation", &["snapshot-isolation", "strong-session-PL-2"]),
+    (
+        "strong-session-snapshot-isolation",
+        &["snapshot-isolation", "strong-session-PL-2", "parallel-snapshot-isolation", "prefix"],
+    ),
     ("strong-serializable", &["session-serializable"]),
     ("strong-snapshot-isolation", &["strong-session-snapshot-isolation", "strong-PL-2"]),
     ("linearizable", &["sequential"]),
@@ -142,7 +150,7 @@ const MODELS: &[(&str, &[&str])] = &[
 
 /// The anomalies each model proscribes directly (beyond those of the models it implies).
 const DIRECT_PROSCRIBED: &[(&str, &[&str])] = &[
-    ("causal-cerone", &["internal", "G1a"]),
+    ("causal-cerone", &["internal", "G1a", "causal-conflict-arbitration", "conflict-arbitration"]),
     ("cursor-stability", &["G1", "G-cursor", "lost-update"]),
     ("monotonic-view", &["G1", "G-monotonic"]),
     ("monotonic-snapshot-read", &["G1", "G-MSR"]),
@@ -155,7 +163,31 @@ const DIRECT_PROSCRIBED: &[(&str, &[&str])] = &[
     ("prefix", &["internal", "G1a"]),
     ("serializable", &["internal"]),
     ("snapshot-isolation", &["internal", "G1", "G-SI", "G-nonadjacent", "PL-SI-cycle-exists"]),
-    ("read-atomic", &["internal", "G1a", "future-read"]),
+    (
+        "read-atomic",
+        &[
+            "internal",
+            "G1a",
+            "future-read",
+            "non-repeatable-read",
+            "fractured-read-causal",
+            "fractured-read-arbitration",
+        ],
+    ),
+    (
+        "read-committed-cerone",
+        &[
+            "thin-air-read",
+            "aborted-read",
+            "future-read",
+            "not-my-own-write",
+            "not-my-last-write",
+            "intermediate-read",
+            "cyclic-causal-order",
+            "non-monotonic-read-causal",
+            "non-monotonic-read-arbitration",
+        ],
+    ),
     ("repeatable-read", &["G1", "G2-item", "PL-2.99-cycle-exists", "lost-update"]),
     ("ROLA", &["lost-update"]),
     ("strict-serializable", &["G1", "G1c-realtime", "G2-realtime", "PL-SS-cycle-exists"]),
@@ -411,7 +443,8 @@ mod tests {
             ("G2-item", &["repeatable-read"]),
             ("G2", &["serializable"]),
             ("lost-update", &["ROLA", "cursor-stability"]),
-            ("internal", &["read-atomic"]),
+            // Snapshot isolation (Adya's, without sessions) no longer implies Cerone's read atomic.
+            ("internal", &["read-atomic", "snapshot-isolation"]),
             ("G1c-realtime", &["strong-read-committed"]),
             ("G2-item-realtime", &["strict-serializable"]),
             ("G-single-item-process", &["strong-session-snapshot-isolation"]),

@@ -76,6 +76,7 @@ mod rw_register;
 pub mod shrink;
 pub mod timing;
 mod txn;
+pub mod weak_levels;
 mod workload;
 
 pub use check::check;
