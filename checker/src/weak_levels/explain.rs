@@ -89,8 +89,17 @@ impl Words<'_, '_> {
         format!("{} read {} from {from}", self.name(n), self.read_text(t, r.mop))
     }
 
-    fn key_of_read(&self, n: Node, i: u32) -> String {
-        self.obs.keys[self.obs.reads[n as usize][i as usize].key as usize].to_string()
+    /// `key "x" = 2`: the last value `writer` wrote to the key of `reader`'s read number `i`.
+    fn wrote_text(&self, writer: Node, reader: Node, i: u32) -> String {
+        let key = self.obs.keys[self.obs.reads[reader as usize][i as usize].key as usize];
+        let value = self.txns.mops(self.obs.txn[writer as usize]).iter().rev().find_map(|m| match m {
+            Mop::Write { key: k, value, .. } if k == key => Some(*value),
+            _ => None,
+        });
+        match value {
+            Some(v) => format!("key {key} = {v}"),
+            None => format!("key {key}"),
+        }
     }
 
     /// How T2 precedes T3 for a forced edge.
@@ -120,10 +129,10 @@ impl Words<'_, '_> {
             }
             EdgeKind::Read(i) => self.read_from(e.to, i),
             EdgeKind::Forced(f) => format!(
-                "{}, and {} also wrote key {}, yet {} saw {} ({}), so {}'s write must come first",
+                "{}, and {} also wrote {}, yet {} saw {} ({}), so {}'s write must come first",
                 self.read_from(f.reader, f.read),
                 self.name(f.from),
-                self.key_of_read(f.reader, f.read),
+                self.wrote_text(f.from, f.reader, f.read),
                 self.name(f.reader),
                 self.name(f.from),
                 self.how(&f),
@@ -208,19 +217,23 @@ impl Words<'_, '_> {
                 _ => None,
             })
             .collect();
-        // The reader of a forced edge is named even when it is not on the cycle.
+        // The reader of a forced edge, and the transactions through which it saw the writer, are named
+        // even when they are not on the cycle.
         for f in &forced {
-            if !members.contains(&f.reader) {
-                members.push(f.reader);
+            let path = if f.why == Why::Causal { causal_path(self.obs, f.from, f.reader) } else { vec![f.reader] };
+            for n in path {
+                if n != INIT && !members.contains(&n) {
+                    members.push(n);
+                }
             }
         }
         let lead = match forced.as_slice() {
             [] => format!("Session order and write-read order form a cycle: {words}."),
             [f] => format!(
-                "{}, but {} also wrote key {}, and {} saw {} ({}); yet {} precedes {} in causal order: {words}.",
+                "{}, but {} also wrote {}, and {} saw {} ({}); yet {} precedes {} in causal order: {words}.",
                 self.read_from(f.reader, f.read),
                 self.name(f.from),
-                self.key_of_read(f.reader, f.read),
+                self.wrote_text(f.from, f.reader, f.read),
                 self.name(f.reader),
                 self.name(f.from),
                 self.how(f),
@@ -228,7 +241,8 @@ impl Words<'_, '_> {
                 self.name(f.from)
             ),
             _ => format!(
-                "The writes that {} reads force into an order form a cycle with causal order: {words}.",
+                "The orders {}'s axiom forces between writers of the same key, with causal order, form a cycle: \
+                 {words}.",
                 v.level.model()
             ),
         };

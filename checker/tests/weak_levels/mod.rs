@@ -3,3 +3,4 @@
 //! level and a near-miss that must pass (`patterns`).
 
 mod oracle;
+mod patterns;
