@@ -499,6 +499,26 @@ mod tests {
     }
 
     #[test]
+    fn the_weak_levels_sit_below_strong_session_snapshot_isolation_and_above_read_committed() {
+        let (not, also_not) = boundary(["fractured-read-causal"]);
+        assert_eq!(not, vec!["read-atomic"]);
+        for stronger in ["causal-cerone", "strong-session-snapshot-isolation", "strict-serializable"] {
+            assert!(also_not.contains(&stronger.to_string()), "{stronger} in {also_not:?}");
+        }
+        // Adya's levels have no sessions: a session's violation does not rule them out.
+        for adya in ["snapshot-isolation", "serializable", "read-committed", "read-committed-cerone"] {
+            assert!(!also_not.contains(&adya.to_string()), "{adya} in {also_not:?}");
+        }
+        assert_eq!(boundary(["non-monotonic-read-causal"]).0, vec!["read-committed-cerone"]);
+        assert_eq!(boundary(["conflict-arbitration"]).0, vec!["causal-cerone"]);
+        // Biswas & Enea's read committed implies Adya's PL-2, with session order.
+        let rc = anomalies_prohibited_by(["read-committed-cerone"]);
+        assert!(rc.contains("G1c-process") && rc.contains("G1a") && !rc.contains("fractured-read-causal"));
+        assert!(!anomalies_prohibited_by(["read-committed"]).contains("non-monotonic-read-causal"));
+        assert_eq!(boundary(["aborted-read"]).0, vec!["read-committed"]);
+    }
+
+    #[test]
     fn model_names_canonicalise_both_ways() {
         assert_eq!(canonical_model_name("serializable"), Some("PL-3"));
         assert_eq!(canonical_model_name("repeatable-read"), Some("PL-2.99"));
