@@ -49,7 +49,8 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             phase.done("list-append index, beside the process or real-time order");
             let index = index?;
             let dependencies = dependencies(|| index.edges(&txns));
-            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
+            let (mut cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
+            weak_levels::add_cases(&txns, workload, options, &mut cases)?;
             phase.done("list-append anomalies without cycles, beside the graph and its components");
             let found = Found {
                 built,
@@ -71,7 +72,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let index = index?;
             let dependencies = dependencies(|| index.edges());
             let (mut cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
-            weak_levels::add_cases(&txns, options, &mut cases)?;
+            weak_levels::add_cases(&txns, workload, options, &mut cases)?;
             phase.done("rw-register anomalies without cycles, beside the graph and its components");
             let found = Found {
                 built,

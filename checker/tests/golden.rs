@@ -129,6 +129,8 @@ fn every_saved_history_checks_exactly_as_its_golden_result_says() {
             "weak-levels-future-read-near-miss",
             "weak-levels-intermediate-read",
             "weak-levels-intermediate-read-near-miss",
+            "weak-levels-list-fractured-read-causal",
+            "weak-levels-list-fractured-read-causal-near-miss",
             "weak-levels-non-monotonic-read-arbitration",
             "weak-levels-non-monotonic-read-arbitration-near-miss",
             "weak-levels-non-monotonic-read-causal",

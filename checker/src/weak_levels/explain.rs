@@ -34,7 +34,11 @@ pub(crate) const PATTERNS: &[(&str, &str, &str)] = &[
 ];
 
 fn label(pattern: &str) -> (&'static str, &'static str) {
-    PATTERNS.iter().find(|(p, _, _)| *p == pattern).map_or(("", ""), |(_, tap, words)| (tap, words))
+    match pattern {
+        "incompatible-order" => ("", "list reads no order of whole transactions' appends explains"),
+        "G1c" | "G1c-process" => ("", "a cycle of version order and causal order (Elle's G1c)"),
+        _ => PATTERNS.iter().find(|(p, _, _)| *p == pattern).map_or(("", ""), |(_, tap, words)| (tap, words)),
+    }
 }
 
 /// The name of the anomaly Elle reports for the same reads, where one exists.
@@ -47,6 +51,9 @@ fn elle_name(pattern: &str, cycle: &[Edge]) -> Option<&'static str> {
         "intermediate-read" => Some("G1b"),
         "cyclic-causal-order" if cycle.iter().any(|e| e.kind == EdgeKind::Session) => Some("G1c-process"),
         "cyclic-causal-order" => Some("G1c"),
+        "incompatible-order" => Some("incompatible-order"),
+        "G1c" => Some("G1c"),
+        "G1c-process" => Some("G1c-process"),
         _ => None,
     }
 }
@@ -127,7 +134,27 @@ impl Words<'_, '_> {
                 let p = self.txns.invoke(self.obs.txn[e.to as usize]).process();
                 format!("process {p} ran {} before {}", self.name(e.from), self.name(e.to))
             }
-            EdgeKind::Read(i) => self.read_from(e.to, i),
+            EdgeKind::Read(i) => {
+                let r = self.obs.reads[e.to as usize][i as usize];
+                if r.from == e.from {
+                    self.read_from(e.to, i)
+                } else {
+                    format!("{}, which shows {}'s append", self.read_from(e.to, i), self.name(e.from))
+                }
+            }
+            EdgeKind::Version(k, true) => format!(
+                "a read of key {} shows {}'s append before {}'s",
+                self.obs.keys[k as usize],
+                self.name(e.from),
+                self.name(e.to)
+            ),
+            EdgeKind::Version(k, false) => format!(
+                "{} committed its append to key {}, which no read shows, so it follows every append reads show, {}'s \
+                 the last",
+                self.name(e.to),
+                self.obs.keys[k as usize],
+                self.name(e.from)
+            ),
             EdgeKind::Forced(f) => format!(
                 "{}, and {} also wrote {}, yet {} saw {} ({}), so {}'s write must come first",
                 self.read_from(f.reader, f.read),
@@ -157,6 +184,10 @@ impl Words<'_, '_> {
             }
             ("not-my-own-write", None) => format!("{me} read {read} after writing the key itself"),
             ("not-my-last-write", _) => format!("{me} read {read}, its own write it had already overwritten"),
+            ("incompatible-order", _) => format!(
+                "{me} read {read}, which is not the appends of whole transactions in one order that every read of the \
+                 key agrees with"
+            ),
             ("intermediate-read", Some(w)) => {
                 format!("{me} read {read}, which {w} wrote but then overwrote in the same transaction")
             }
@@ -228,8 +259,11 @@ impl Words<'_, '_> {
             }
         }
         let lead = match forced.as_slice() {
+            [] if v.pattern.starts_with("G1c") => {
+                format!("Version order, session order and write-read form a cycle: {words}.")
+            }
             [] => format!("Session order and write-read order form a cycle: {words}."),
-            [f] => format!(
+            [f] if !v.cycle.iter().any(|e| matches!(e.kind, EdgeKind::Version(..))) => format!(
                 "{}, but {} also wrote {}, and {} saw {} ({}); yet {} precedes {} in causal order: {words}.",
                 self.read_from(f.reader, f.read),
                 self.name(f.from),
@@ -270,6 +304,7 @@ impl Words<'_, '_> {
                     EdgeKind::Session => "so",
                     EdgeKind::Read(_) => "wr",
                     EdgeKind::Forced(_) => "forced",
+                    EdgeKind::Version(..) => "ww",
                 };
                 json!({"from": index(e.from), "to": index(e.to), "type": kind, "explanation": self.edge(e)})
             })

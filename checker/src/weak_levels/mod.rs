@@ -5,10 +5,9 @@
 //! Transactional Consistency Models with Atomic Visibility", CONCUR 2015; `read-atomic`,
 //! `causal-cerone`), which Biswas & Enea restate axiomatically. Each violation is named by its pattern
 //! after Plume (Liu et al., "Plume: Efficient and Complete Black-Box Checking of Weak Isolation Levels",
-//! OOPSLA 2024), with Elle's name where one exists. The reads are resolved in `observations`, the
-//! forced commit-order edges and their cycles are `saturation`'s, the words `explain`'s. Only
-//! rw-register histories are read for now: a list-append read shows more than one write and needs its
-//! own reading of the axioms.
+//! OOPSLA 2024), with Elle's name where one exists. The reads are resolved in `observations` (rw-register and
+//! list-append histories; a list read shows the version order, which the commit order then contains),
+//! the forced commit-order edges and their cycles are `saturation`'s, the words `explain`'s.
 
 mod explain;
 mod observations;
@@ -16,13 +15,13 @@ mod saturation;
 
 use std::collections::BTreeMap;
 
-use histories::History;
+use histories::{History, Mop, Observed};
 
 pub use saturation::Level;
 
 use crate::consistency_model as cm;
 use crate::error::CheckError;
-use crate::options::Options;
+use crate::options::{Options, Workload};
 use crate::result::Case;
 use crate::txn::Txns;
 use explain::{PATTERNS, Words};
@@ -84,21 +83,39 @@ fn find(txns: &Txns<'_>, obs: &Observations<'_>, strongest: Level) -> (Cases, Op
     (cases, broken)
 }
 
-/// The cases of the levels the options ask for, added to `cases` (rw-register histories only).
-pub(crate) fn add_cases(txns: &Txns<'_>, options: &Options, cases: &mut Cases) -> Result<(), CheckError> {
+/// The cases of the levels the options ask for, added to the workload's `cases` (rw-register and
+/// list-append). A name the workload's own analysis already reports (`incompatible-order`,
+/// `future-read` of a list) keeps the workload's cases, and a cycle of version and causal order is left
+/// to the cycle search, which names it G1c as Elle does.
+pub(crate) fn add_cases(
+    txns: &Txns<'_>,
+    workload: Workload,
+    options: &Options,
+    cases: &mut Cases,
+) -> Result<(), CheckError> {
     let Some(strongest) = level_asked(options) else { return Ok(()) };
-    let obs = Observations::of_registers(txns)?;
-    for (name, mut found) in find(txns, &obs, strongest).0 {
-        cases.entry(name).or_default().append(&mut found);
+    let obs = match workload {
+        Workload::RwRegister => Observations::of_registers(txns)?,
+        Workload::ListAppend => Observations::of_lists(txns)?,
+        Workload::ClosedPredicate => return Ok(()),
+    };
+    for (name, found) in find(txns, &obs, strongest).0 {
+        if !cases.contains_key(name) && !name.starts_with("G1c") {
+            cases.insert(name, found);
+        }
     }
     Ok(())
 }
 
-/// For each level, weakest first, the pattern that breaks it (`None`: the level holds) in a history
-/// read as rw-register: the verdicts alone, for tests and benchmarks.
+/// For each level, weakest first, the pattern that breaks it (`None`: the level holds): the verdicts
+/// alone, for tests and benchmarks. A history with an append or a list read is read as list-append,
+/// any other as rw-register.
 pub fn verdicts(history: &History) -> Result<[Option<&'static str>; 3], CheckError> {
     let txns = Txns::new(history);
-    let obs = Observations::of_registers(&txns)?;
+    let lists = txns.ids().any(|t| {
+        txns.mops(t).iter().any(|m| matches!(m, Mop::Append { .. } | Mop::Read { value: Observed::List(_), .. }))
+    });
+    let obs = if lists { Observations::of_lists(&txns)? } else { Observations::of_registers(&txns)? };
     let (_, broken) = find(&txns, &obs, Level::Causal);
     Ok(Level::ALL.map(|level| broken.filter(|(weakest, _)| *weakest <= level).map(|(_, p)| p)))
 }

@@ -22,13 +22,19 @@ pub(crate) type Node = u32;
 /// The initial state.
 pub(crate) const INIT: Node = 0;
 
-/// One external read: of `key`, from `from`, the `mop`-th micro-op of its transaction.
+/// One external read: of `key`, from `from`, the `mop`-th micro-op of its transaction. A list read also
+/// saw the appenders of the elements before the last one: `Observations::seen[seen.0..seen.1]`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Read {
     pub key: u32,
     pub from: Node,
     pub mop: u32,
+    pub seen: (u32, u32),
 }
+
+/// An external read as first resolved: key, writer (`None`: the initial state), micro-op, and the other
+/// transactions it saw.
+type ExtRead = (u32, Option<TxnId>, u32, Vec<TxnId>);
 
 /// A read no commit order explains, with the transaction that wrote what it read, if any.
 #[derive(Debug, Clone)]
@@ -62,6 +68,11 @@ pub(crate) struct Observations<'h> {
     pub reads: Vec<Vec<Read>>,
     /// Each node's written keys, sorted.
     pub writes: Vec<Vec<u32>>,
+    /// The other transactions list reads saw (see [`Read`]).
+    pub seen: Vec<Node>,
+    /// Version order a list history shows, which the commit order must contain: (before, after, key,
+    /// whether one read shows both appends).
+    pub ww: Vec<(Node, Node, u32, bool)>,
     /// The reads no commit order explains, in transaction order.
     pub bad: Vec<BadRead>,
 }
@@ -114,7 +125,7 @@ impl<'h> Observations<'h> {
         }
         // Each committed transaction's reads, resolved to their writers.
         let mut bad = Vec::new();
-        let mut ext: Vec<Vec<(u32, Option<TxnId>, u32)>> = vec![Vec::new(); txns.len()];
+        let mut ext: Vec<Vec<ExtRead>> = vec![Vec::new(); txns.len()];
         let mut read_from = vec![false; txns.len()];
         // A transaction's own last write of each key so far.
         let mut own: FxHashMap<u32, i64> = FxHashMap::default();
@@ -147,7 +158,7 @@ impl<'h> Observations<'h> {
                             continue;
                         }
                         match (v, at) {
-                            (None, _) => ext[t as usize].push((k, None, i)),
+                            (None, _) => ext[t as usize].push((k, None, i, Vec::new())),
                             (Some(_), None) => flag("thin-air-read", None),
                             (Some(_), Some(w)) if w.txn == t => flag("future-read", Some(t)),
                             (Some(_), Some(w)) if txns.outcome(w.txn) == OpType::Fail => {
@@ -156,7 +167,7 @@ impl<'h> Observations<'h> {
                             (Some(_), Some(w)) if w.overwritten => flag("intermediate-read", Some(w.txn)),
                             (Some(_), Some(w)) => {
                                 read_from[w.txn as usize] = true;
-                                ext[t as usize].push((k, Some(w.txn), i));
+                                ext[t as usize].push((k, Some(w.txn), i, Vec::new()));
                             }
                         }
                     }
@@ -164,61 +175,192 @@ impl<'h> Observations<'h> {
                 }
             }
         }
-        // The nodes: committed transactions and indeterminate ones read from, by session in invocation
-        // order.
-        let included = |t: TxnId| match txns.outcome(t) {
-            OpType::Ok => true,
-            OpType::Info => read_from[t as usize],
-            _ => false,
+        let written_keys = |t: TxnId| -> Vec<u32> {
+            txns.mops(t)
+                .iter()
+                .filter(|m| matches!(m, Mop::Write { .. }))
+                .filter_map(|m| m.key().map(|k| key_ids[k]))
+                .collect()
         };
-        let mut node_of = vec![INIT; txns.len()];
-        let mut txn = vec![TxnId::MAX];
-        let mut session = vec![u32::MAX];
-        let mut place = vec![u32::MAX];
-        let mut sessions: Vec<Vec<Node>> = Vec::new();
-        let mut session_of: FxHashMap<Process, u32> = FxHashMap::default();
-        for t in txns.ids().filter(|&t| included(t)) {
-            let node = txn.len() as Node;
-            node_of[t as usize] = node;
-            txn.push(t);
-            let s = *session_of.entry(txns.invoke(t).process()).or_insert_with(|| {
-                sessions.push(Vec::new());
-                sessions.len() as u32 - 1
-            });
-            session.push(s);
-            place.push(sessions[s as usize].len() as u32);
-            sessions[s as usize].push(node);
+        Ok(assemble(txns, keys, ext, &read_from, written_keys, |_| Vec::new(), bad))
+    }
+
+    /// Reads the transactions of a list-append history. A read returns the list its key held: the
+    /// appends of every transaction before, in commit order, the one that appended its last element (a
+    /// transaction's appends to a key stay together, as one write of a new version). So a read of `[1 2 3]`
+    /// reads from the appender of 3, sees the appenders of 1 and 2, and shows the version order 1, 2, 3;
+    /// a committed append that no read shows follows every append reads show. A read after the
+    /// transaction's own append of the key must end with its own appends so far; what comes before them
+    /// is not taken as an observation.
+    pub fn of_lists(txns: &Txns<'h>) -> Result<Observations<'h>, CheckError> {
+        let mut key_ids: FxHashMap<&'h Key, u32> = FxHashMap::default();
+        let mut keys: Vec<&'h Key> = Vec::new();
+        // Who appended each (key, element), of any outcome, and each transaction's appends to each key.
+        let mut appended: FxHashMap<(u32, i64), TxnId> = FxHashMap::default();
+        let mut own_appends: FxHashMap<(TxnId, u32), Vec<i64>> = FxHashMap::default();
+        let mut appenders: Vec<Vec<TxnId>> = Vec::new();
+        for t in txns.ids() {
+            for mop in txns.mops(t) {
+                if matches!(mop, Mop::Write { .. } | Mop::Read { value: Observed::Int(_), .. }) {
+                    return Err(CheckError::Workload {
+                        at: txns.op(t).at,
+                        message: format!("{mop} is a register micro-op, but this history is read as list-append"),
+                    });
+                }
+                let Some(key) = mop.key() else { continue };
+                let k = *key_ids.entry(key).or_insert_with(|| {
+                    keys.push(key);
+                    appenders.push(Vec::new());
+                    keys.len() as u32 - 1
+                });
+                if let Mop::Append { value, .. } = mop {
+                    if let Some(other) = appended.insert((k, *value), t)
+                        && other != t
+                    {
+                        return Err(CheckError::Workload {
+                            at: txns.op(t).at,
+                            message: format!(
+                                "{} appends {value} to key {key}, but {} appended it too: each element must be \
+                                 appended to a key at most once",
+                                txns.name(t),
+                                txns.name(other)
+                            ),
+                        });
+                    }
+                    let mine = own_appends.entry((t, k)).or_default();
+                    if mine.is_empty() {
+                        appenders[k as usize].push(t);
+                    }
+                    mine.push(*value);
+                }
+            }
         }
-        let reads = txn
-            .iter()
-            .map(|&t| {
-                if t == TxnId::MAX {
-                    return Vec::new();
+        let mut bad = Vec::new();
+        let mut ext: Vec<Vec<ExtRead>> = vec![Vec::new(); txns.len()];
+        let mut read_from = vec![false; txns.len()];
+        // Per key, the longest list read, which every other must be a prefix of.
+        let mut longest: Vec<&'h [i64]> = vec![&[]; keys.len()];
+        let mut own: FxHashMap<u32, usize> = FxHashMap::default();
+        for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
+            own.clear();
+            for (i, mop) in txns.mops(t).iter().enumerate() {
+                let (Some(key), i) = (mop.key(), i as u32) else { continue };
+                let k = key_ids[key];
+                let list: &'h [i64] = match mop {
+                    Mop::Append { .. } => {
+                        *own.entry(k).or_insert(0) += 1;
+                        continue;
+                    }
+                    Mop::Read { value: Observed::List(l), .. } => l.as_slice(),
+                    Mop::Read { value: Observed::Nil, .. } => &[],
+                    _ => continue,
+                };
+                let mut flag = |pattern: &'static str, writer: Option<TxnId>| {
+                    bad.push(BadRead { pattern, reader: t, mop: i, writer })
+                };
+                if let Some(&n) = own.get(&k) {
+                    let mine = &own_appends[&(t, k)][..n];
+                    if !list.ends_with(mine) {
+                        let last = list.last().and_then(|e| appended.get(&(k, *e)).copied());
+                        match last {
+                            Some(w) if w == t => flag("not-my-last-write", Some(t)),
+                            _ => flag("not-my-own-write", last),
+                        }
+                    }
+                    continue;
                 }
-                ext[t as usize]
-                    .iter()
-                    .map(|&(key, from, mop)| Read { key, from: from.map_or(INIT, |w| node_of[w as usize]), mop })
-                    .collect()
-            })
-            .collect();
-        let writes = txn
-            .iter()
-            .map(|&t| {
-                if t == TxnId::MAX {
-                    return Vec::new();
+                // Each element's appender; the runs of one appender's elements must be its whole
+                // appends to the key (the last run may stop short: an intermediate read).
+                let mut runs: Vec<(TxnId, usize)> = Vec::new();
+                let mut problem: Option<(&'static str, Option<TxnId>)> = None;
+                for e in list {
+                    let Some(&w) = appended.get(&(k, *e)) else {
+                        problem = Some(("thin-air-read", None));
+                        break;
+                    };
+                    if w == t {
+                        problem = Some(("future-read", Some(t)));
+                        break;
+                    }
+                    if txns.outcome(w) == OpType::Fail {
+                        problem = Some(("aborted-read", Some(w)));
+                        break;
+                    }
+                    match runs.last_mut() {
+                        Some((last, n)) if *last == w => *n += 1,
+                        _ => runs.push((w, 1)),
+                    }
                 }
-                let mut ks: Vec<u32> = txns
-                    .mops(t)
-                    .iter()
-                    .filter(|m| matches!(m, Mop::Write { .. }))
-                    .filter_map(|m| m.key().map(|k| key_ids[k]))
-                    .collect();
-                ks.sort_unstable();
-                ks.dedup();
-                ks
-            })
-            .collect();
-        Ok(Observations { keys, txn, session, place, sessions, reads, writes, bad })
+                if problem.is_none() {
+                    let mut at = 0;
+                    for (r, &(w, n)) in runs.iter().enumerate() {
+                        let all = &own_appends[&(w, k)];
+                        let run = &list[at..at + n];
+                        at += n;
+                        let repeated = runs[..r].iter().any(|&(v, _)| v == w);
+                        if repeated || !all.starts_with(run) {
+                            problem = Some(("incompatible-order", Some(w)));
+                        } else if run.len() < all.len() {
+                            problem = Some(if r + 1 == runs.len() {
+                                ("intermediate-read", Some(w))
+                            } else {
+                                ("incompatible-order", Some(w))
+                            });
+                        }
+                        if problem.is_some() {
+                            break;
+                        }
+                    }
+                }
+                if problem.is_none() {
+                    let l = &mut longest[k as usize];
+                    if list.len() > l.len() && list.starts_with(l) {
+                        *l = list;
+                    } else if !l.starts_with(list) {
+                        problem = Some(("incompatible-order", None));
+                    }
+                }
+                if let Some((pattern, writer)) = problem {
+                    flag(pattern, writer);
+                    continue;
+                }
+                let from = runs.last().map(|&(w, _)| w);
+                let others: Vec<TxnId> = runs.iter().rev().skip(1).map(|&(w, _)| w).collect();
+                for &(w, _) in &runs {
+                    read_from[w as usize] = true;
+                }
+                ext[t as usize].push((k, from, i, others));
+            }
+        }
+        let written_keys = |t: TxnId| -> Vec<u32> {
+            txns.mops(t)
+                .iter()
+                .filter(|m| matches!(m, Mop::Append { .. }))
+                .filter_map(|m| m.key().map(|k| key_ids[k]))
+                .collect()
+        };
+        let version_order = |included: &dyn Fn(TxnId) -> bool| {
+            let mut ww = Vec::new();
+            for (k, list) in longest.iter().enumerate() {
+                let mut shown: Vec<TxnId> = Vec::new();
+                for e in list.iter() {
+                    let w = appended[&(k as u32, *e)];
+                    if shown.last() != Some(&w) {
+                        shown.push(w);
+                    }
+                }
+                for pair in shown.windows(2) {
+                    ww.push((pair[0], pair[1], k as u32, true));
+                }
+                if let Some(&last) = shown.last() {
+                    for &w in appenders[k].iter().filter(|w| included(**w) && !shown.contains(w)) {
+                        ww.push((last, w, k as u32, false));
+                    }
+                }
+            }
+            ww
+        };
+        Ok(assemble(txns, keys, ext, &read_from, written_keys, version_order, bad))
     }
 
     /// The number of nodes, the initial state included.
@@ -226,8 +368,90 @@ impl<'h> Observations<'h> {
         self.txn.len()
     }
 
+    /// Every transaction a read saw: the one it read from, and for a list, the appenders before it.
+    pub fn saw(&self, r: &Read) -> impl Iterator<Item = Node> + '_ {
+        std::iter::once(r.from).chain(self.seen[r.seen.0 as usize..r.seen.1 as usize].iter().copied())
+    }
+
     /// Whether node `n` wrote key `k` (the initial state wrote every key).
     pub fn wrote(&self, n: Node, k: u32) -> bool {
         n == INIT || self.writes[n as usize].binary_search(&k).is_ok()
     }
+}
+
+/// The observations, from each transaction's resolved external reads, whether each was read from, the
+/// keys each wrote, and the version order (in transactions) the history shows given who takes part.
+fn assemble<'h>(
+    txns: &Txns<'h>,
+    keys: Vec<&'h Key>,
+    ext: Vec<Vec<ExtRead>>,
+    read_from: &[bool],
+    written_keys: impl Fn(TxnId) -> Vec<u32>,
+    version_order: impl FnOnce(&dyn Fn(TxnId) -> bool) -> Vec<(TxnId, TxnId, u32, bool)>,
+    bad: Vec<BadRead>,
+) -> Observations<'h> {
+    // The nodes: committed transactions and indeterminate ones read from, by session in invocation
+    // order.
+    let included = |t: TxnId| match txns.outcome(t) {
+        OpType::Ok => true,
+        OpType::Info => read_from[t as usize],
+        _ => false,
+    };
+    let mut node_of = vec![INIT; txns.len()];
+    let mut txn = vec![TxnId::MAX];
+    let mut session = vec![u32::MAX];
+    let mut place = vec![u32::MAX];
+    let mut sessions: Vec<Vec<Node>> = Vec::new();
+    let mut session_of: FxHashMap<Process, u32> = FxHashMap::default();
+    for t in txns.ids().filter(|&t| included(t)) {
+        let node = txn.len() as Node;
+        node_of[t as usize] = node;
+        txn.push(t);
+        let s = *session_of.entry(txns.invoke(t).process()).or_insert_with(|| {
+            sessions.push(Vec::new());
+            sessions.len() as u32 - 1
+        });
+        session.push(s);
+        place.push(sessions[s as usize].len() as u32);
+        sessions[s as usize].push(node);
+    }
+    let mut seen = Vec::new();
+    let reads = txn
+        .iter()
+        .map(|&t| {
+            if t == TxnId::MAX {
+                return Vec::new();
+            }
+            ext[t as usize]
+                .iter()
+                .map(|(key, from, mop, others)| {
+                    let start = seen.len() as u32;
+                    seen.extend(others.iter().map(|&o| node_of[o as usize]));
+                    Read {
+                        key: *key,
+                        from: from.map_or(INIT, |w| node_of[w as usize]),
+                        mop: *mop,
+                        seen: (start, seen.len() as u32),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let writes = txn
+        .iter()
+        .map(|&t| {
+            if t == TxnId::MAX {
+                return Vec::new();
+            }
+            let mut ks = written_keys(t);
+            ks.sort_unstable();
+            ks.dedup();
+            ks
+        })
+        .collect();
+    let ww = version_order(&included)
+        .into_iter()
+        .map(|(a, b, k, shown)| (node_of[a as usize], node_of[b as usize], k, shown))
+        .collect();
+    Observations { keys, txn, session, place, sessions, reads, writes, seen, ww, bad }
 }

@@ -86,6 +86,9 @@ pub(crate) enum EdgeKind {
     Read(u32),
     /// Forced by the level's axiom.
     Forced(Forced),
+    /// Key `.0`'s version order, as list reads show it (`.1`: a read shows both appends; otherwise the
+    /// later append is in no read, so it follows every append reads show).
+    Version(u32, bool),
 }
 
 /// An edge.
@@ -99,7 +102,7 @@ pub(crate) struct Edge {
 impl Edge {
     /// The weight of the edge in the search for a cycle with few forced edges.
     fn arbitrary(&self) -> u32 {
-        u32::from(matches!(self.kind, EdgeKind::Forced(_)))
+        u32::from(matches!(self.kind, EdgeKind::Forced(_) | EdgeKind::Version(..)))
     }
 }
 
@@ -123,8 +126,8 @@ pub(crate) fn causal_edges(obs: &Observations<'_>) -> Vec<Edge> {
     }
     for (n, reads) in obs.reads.iter().enumerate() {
         for (i, r) in reads.iter().enumerate() {
-            if r.from != INIT {
-                edges.push(Edge { from: r.from, to: n as Node, kind: EdgeKind::Read(i as u32) });
+            for from in obs.saw(r).filter(|&f| f != INIT) {
+                edges.push(Edge { from, to: n as Node, kind: EdgeKind::Read(i as u32) });
             }
         }
     }
@@ -152,11 +155,11 @@ pub(crate) fn non_repeatable(obs: &Observations<'_>) -> Vec<(Node, u32, u32)> {
 /// the reads give, else session order, else causal order.
 fn why(obs: &Observations<'_>, t2: Node, t3: Node, i: usize) -> Why {
     let reads = &obs.reads[t3 as usize];
-    if let Some(j) = reads[..i].iter().position(|r| r.from == t2) {
+    if let Some(j) = reads[..i].iter().position(|r| obs.saw(r).any(|s| s == t2)) {
         return Why::EarlierRead(j as u32);
     }
-    if let Some(j) = reads[i + 1..].iter().position(|r| r.from == t2) {
-        return Why::LaterRead((i + 1 + j) as u32);
+    if let Some(j) = reads[i..].iter().position(|r| obs.saw(r).any(|s| s == t2)) {
+        return Why::LaterRead((i + j) as u32);
     }
     if obs.session[t2 as usize] == obs.session[t3 as usize] { Why::Session } else { Why::Causal }
 }
@@ -174,18 +177,20 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node]) -> Ve
         Level::ReadCommitted | Level::ReadAtomic => {
             // Per session, the last writer of each key so far.
             let mut last: FxHashMap<u32, Node> = FxHashMap::default();
+            let mut candidates: Vec<Node> = Vec::new();
             for session in &obs.sessions {
                 last.clear();
                 for &t3 in session {
                     let reads = &obs.reads[t3 as usize];
                     for (i, r) in reads.iter().enumerate() {
                         let seen = if level == Level::ReadCommitted { &reads[..i] } else { &reads[..] };
-                        for (j, other) in seen.iter().enumerate() {
-                            if j != i && other.from != r.from && obs.wrote(other.from, r.key) {
-                                // The first read from a writer stands for the rest.
-                                if seen[..j].iter().all(|s| s.from != other.from) {
-                                    push(other.from, r.from, t3, i);
-                                }
+                        candidates.clear();
+                        candidates.extend(seen.iter().flat_map(|other| obs.saw(other)));
+                        candidates.sort_unstable();
+                        candidates.dedup();
+                        for &t2 in &candidates {
+                            if t2 != INIT && t2 != r.from && obs.wrote(t2, r.key) {
+                                push(t2, r.from, t3, i);
                             }
                         }
                         if level == Level::ReadAtomic
@@ -230,8 +235,8 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node]) -> Ve
                     join(obs.sessions[s3][p3 as usize - 1], &mut mine);
                 }
                 for r in &obs.reads[t3 as usize] {
-                    if r.from != INIT {
-                        join(r.from, &mut mine);
+                    for from in obs.saw(r).filter(|&f| f != INIT) {
+                        join(from, &mut mine);
                     }
                 }
                 for (i, r) in obs.reads[t3 as usize].iter().enumerate() {
@@ -391,6 +396,7 @@ pub(crate) fn cycle(n: usize, edges: &[Edge], left: &[bool]) -> Vec<Edge> {
 
 /// Plume's name for a cycle found at `level`.
 pub(crate) fn pattern(cycle: &[Edge]) -> &'static str {
+    let versions = cycle.iter().any(|e| matches!(e.kind, EdgeKind::Version(..)));
     let forced: Vec<Forced> = cycle
         .iter()
         .filter_map(|e| match e.kind {
@@ -399,7 +405,10 @@ pub(crate) fn pattern(cycle: &[Edge]) -> &'static str {
         })
         .collect();
     let strongest = forced.iter().map(|f| f.why.level()).max();
-    match (forced.len(), strongest) {
+    match (forced.len() + usize::from(versions), strongest) {
+        // Version order and causal order alone: Elle's G1c, which Plume's patterns (over registers) lack.
+        (_, None) if versions && cycle.iter().any(|e| e.kind == EdgeKind::Session) => "G1c-process",
+        (_, None) if versions => "G1c",
         (0, _) | (_, None) => "cyclic-causal-order",
         (1, Some(Level::ReadCommitted)) => "non-monotonic-read-causal",
         (1, Some(Level::ReadAtomic)) => "fractured-read-causal",
@@ -431,6 +440,11 @@ pub(crate) fn analyse(obs: &Observations<'_>, strongest: Level) -> Found {
             }
         }
         let mut edges = causal.clone();
+        edges.extend(obs.ww.iter().map(|&(from, to, key, shown)| Edge {
+            from,
+            to,
+            kind: EdgeKind::Version(key, shown),
+        }));
         edges.extend(forced(obs, level, &order).into_iter().map(|f| Edge {
             from: f.from,
             to: f.to,

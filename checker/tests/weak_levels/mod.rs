@@ -3,4 +3,5 @@
 //! level and a near-miss that must pass (`patterns`).
 
 mod oracle;
+mod oracle_lists;
 mod patterns;

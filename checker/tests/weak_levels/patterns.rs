@@ -41,6 +41,9 @@ const EXPECTED: &[(&str, Verdicts, &[u64])] = &[
     ),
     ("causal-conflict-arbitration", [None, None, Some("causal-conflict-arbitration")], &[1, 3, 5, 7]),
     ("conflict-arbitration", [None, None, Some("conflict-arbitration")], &[3, 1, 5, 7, 9]),
+    // List-append: T5 reads x = [1] and y = [2], but T3 appended 2 to both, after T1.
+    ("list-fractured-read-causal", [None, Some("fractured-read-causal"), Some("fractured-read-causal")], &[1, 3, 5]),
+    ("list-fractured-read-causal-near-miss", [None; 3], &[]),
 ];
 
 const PATTERNS: [&str; 14] = [
