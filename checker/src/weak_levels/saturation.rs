@@ -217,19 +217,37 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node]) -> Ve
                 }
             }
             // Each transaction's causal past: per session, one more than the last place in it (0: none).
-            let mut clock = vec![0u32; obs.len() * k];
+            // A clock is kept only while a later transaction still needs it (its session successor, or a
+            // reader of it), so memory follows the transactions in flight, not n times k.
+            let mut uses = vec![0u32; obs.len()];
+            for (n, reads) in obs.reads.iter().enumerate() {
+                if n != INIT as usize && obs.place[n] > 0 {
+                    let s = obs.session[n] as usize;
+                    uses[obs.sessions[s][obs.place[n] as usize - 1] as usize] += 1;
+                }
+                for r in reads {
+                    for from in obs.saw(r).filter(|&f| f != INIT) {
+                        uses[from as usize] += 1;
+                    }
+                }
+            }
+            let mut clock: Vec<Vec<u32>> = vec![Vec::new(); obs.len()];
             for &t3 in order {
                 if t3 == INIT {
                     continue;
                 }
                 let (s3, p3) = (obs.session[t3 as usize] as usize, obs.place[t3 as usize]);
                 let mut mine = vec![0u32; k];
-                let join = |p: Node, mine: &mut Vec<u32>| {
+                let mut join = |p: Node, mine: &mut Vec<u32>| {
                     let (s, at) = (obs.session[p as usize] as usize, obs.place[p as usize]);
-                    for (m, c) in mine.iter_mut().zip(&clock[p as usize * k..(p as usize + 1) * k]) {
+                    for (m, c) in mine.iter_mut().zip(&clock[p as usize]) {
                         *m = (*m).max(*c);
                     }
                     mine[s] = mine[s].max(at + 1);
+                    uses[p as usize] -= 1;
+                    if uses[p as usize] == 0 {
+                        clock[p as usize] = Vec::new();
+                    }
                 };
                 if p3 > 0 {
                     join(obs.sessions[s3][p3 as usize - 1], &mut mine);
@@ -248,7 +266,9 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node]) -> Ve
                         }
                     }
                 }
-                clock[t3 as usize * k..(t3 as usize + 1) * k].copy_from_slice(&mine);
+                if uses[t3 as usize] > 0 {
+                    clock[t3 as usize] = mine;
+                }
             }
         }
     }
