@@ -339,7 +339,14 @@ pub(crate) fn cycle(n: usize, edges: &[Edge], left: &[bool]) -> Vec<Edge> {
     // Forced edges close the cycles of a level (causal order has none); the first few are tried.
     let any_forced = edges.iter().any(|e| inside(e) && e.arbitrary() > 0);
     let candidates = edges.iter().filter(|e| inside(e) && (!any_forced || e.arbitrary() > 0)).take(CANDIDATES);
+    // Once a cycle is known, the search for a better one stops after visiting a few times the graph's
+    // edges, so a large component costs a bounded number of passes, not one per candidate.
+    let budget = 4 * edges.len() + n;
+    let mut work = 0usize;
     for closing in candidates {
+        if best.is_some() && work > budget {
+            break;
+        }
         for &v in &touched {
             dist[v] = u32::MAX;
             parent[v] = u32::MAX;
@@ -349,10 +356,14 @@ pub(crate) fn cycle(n: usize, edges: &[Edge], left: &[bool]) -> Vec<Edge> {
         let mut queue = VecDeque::new();
         dist[closing.to as usize] = 0;
         touched.push(closing.to as usize);
-        queue.push_back(closing.to);
-        while let Some(v) = queue.pop_front() {
+        queue.push_back((closing.to, 0));
+        while let Some((v, d)) = queue.pop_front() {
             let v = v as usize;
+            if d > dist[v] {
+                continue;
+            }
             for &e in &out[start[v] as usize..start[v + 1] as usize] {
+                work += 1;
                 let edge = &edges[e as usize];
                 if !inside(edge) {
                     continue;
@@ -366,9 +377,9 @@ pub(crate) fn cycle(n: usize, edges: &[Edge], left: &[bool]) -> Vec<Edge> {
                     dist[w] = d;
                     parent[w] = e;
                     if edge.arbitrary() == 0 {
-                        queue.push_front(w as Node);
+                        queue.push_front((w as Node, d));
                     } else {
-                        queue.push_back(w as Node);
+                        queue.push_back((w as Node, d));
                     }
                 }
             }
