@@ -275,13 +275,16 @@ pub struct ReportFlags {
 pub struct CheckFlags {
     /// A consistency model the history must satisfy (repeatable), by Elle's names: read-uncommitted,
     /// read-committed, repeatable-read, snapshot-isolation, serializable, strict-serializable,
-    /// strong-session-snapshot-isolation, ... Defaults to strict-serializable unless --anomaly is given.
+    /// strong-session-snapshot-isolation, ...; and, checked exactly over session order and write-read
+    /// (rw-register), read-committed-cerone (Biswas & Enea's read committed), read-atomic and
+    /// causal-cerone (docs/weak-models.md). Defaults to strict-serializable unless --anomaly is given.
     #[arg(long = "model", value_name = "MODEL")]
     pub models: Vec<String>,
 
     /// An anomaly to look for (repeatable), by Elle's names, including the umbrella classes G1, G2 and
-    /// G-single: G0, G1a, G1b, G1c, G-single-item, G2-item, lost-update, ... Given without --model,
-    /// only these anomalies (and those that imply them) are checked.
+    /// G-single: G0, G1a, G1b, G1c, G-single-item, G2-item, lost-update, ...; or by Plume's pattern
+    /// names (fractured-read-causal, non-monotonic-read-causal, ...: docs/weak-models.md). Given without
+    /// --model, only these anomalies (and those that imply them) are checked.
     #[arg(long = "anomaly", value_name = "ANOMALY")]
     pub anomalies: Vec<String>,
 

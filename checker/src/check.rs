@@ -26,6 +26,7 @@ use crate::phase::Phase;
 use crate::result::{Anomaly, Case, CheckResult, Checked, Cycle, MissingRealtime, Stats, Step, Validity};
 use crate::rw_register::{self, RwRegisterExplainer};
 use crate::txn::Txns;
+use crate::weak_levels;
 use crate::workload;
 
 /// Checks a history against the options.
@@ -49,7 +50,8 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             phase.done("list-append index, beside the process or real-time order");
             let index = index?;
             let dependencies = dependencies(|| index.edges(&txns));
-            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
+            let (mut cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
+            weak_levels::add_cases(&txns, workload, options, &mut cases)?;
             phase.done("list-append anomalies without cycles, beside the graph and its components");
             let found = Found {
                 built,
@@ -70,7 +72,8 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             phase.done("rw-register index, beside the process or real-time order");
             let index = index?;
             let dependencies = dependencies(|| index.edges());
-            let (cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
+            let (mut cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
+            weak_levels::add_cases(&txns, workload, options, &mut cases)?;
             phase.done("rw-register anomalies without cycles, beside the graph and its components");
             let unordered = index.unordered_writes();
             let found = Found {

@@ -57,6 +57,14 @@ const IMPLIED_ANOMALIES: &[(&str, &[&str])] = &[
     ),
     ("no-strong-session-serializable-order", &["no-strict-serializable-order"]),
     ("no-strong-snapshot-isolation-order", &["no-strict-serializable-order"]),
+    // Plume's patterns (see `weak_levels`) that are also anomalies Elle names.
+    ("thin-air-read", &["garbage-read"]),
+    ("aborted-read", &["G1a"]),
+    ("intermediate-read", &["G1b"]),
+    ("not-my-own-write", &["internal"]),
+    ("not-my-last-write", &["internal"]),
+    ("non-repeatable-read", &["internal"]),
+    ("cyclic-causal-order", &["G1c-process"]),
 ];
 
 /// Not implication but severity: `a` is usually worse than `b`, so it is searched for first.
@@ -108,23 +116,20 @@ const MODELS: &[(&str, &[&str])] = &[
     ("monotonic-view", &["PL-2"]),
     ("monotonic-snapshot-read", &["PL-2"]),
     ("parallel-snapshot-isolation", &["causal-cerone", "ROLA"]),
+    // Biswas & Enea's read committed: its commit order contains session order, write-read and (as a
+    // version order) write-write, so it rules out G1c with process edges; read atomic adds to its axiom.
+    ("read-committed-cerone", &["strong-session-read-committed"]),
     ("prefix", &["causal-cerone"]),
-    ("read-atomic", &["monotonic-atomic-view"]),
+    ("read-atomic", &["monotonic-atomic-view", "read-committed-cerone"]),
     ("read-committed", &["read-uncommitted"]),
     ("repeatable-read", &["cursor-stability", "monotonic-atomic-view"]),
     ("ROLA", &["read-atomic"]),
     ("serializable", &["repeatable-read", "snapshot-isolation", "view-serializable"]),
     ("session-serializable", &["1SR"]),
-    (
-        "snapshot-isolation",
-        &[
-            "forward-consistent-view",
-            "monotonic-atomic-view",
-            "monotonic-snapshot-read",
-            "parallel-snapshot-isolation",
-            "prefix",
-        ],
-    ),
+    // Cerone's models (parallel snapshot isolation, prefix, causal, read atomic) include session order,
+    // which Adya's snapshot isolation does not: strong-session snapshot isolation implies them (Elle has
+    // snapshot isolation imply them, which would let a session violation rule out snapshot isolation).
+    ("snapshot-isolation", &["forward-consistent-view", "monotonic-atomic-view", "monotonic-snapshot-read"]),
     (
         "strict-serializable",
         &[
@@ -141,7 +146,10 @@ const MODELS: &[(&str, &[&str])] = &[
     ("strong-PL-1", &["strong-session-PL-1"]),
     ("strong-PL-2", &["strong-session-PL-2", "strong-PL-1"]),
     ("strong-session-serializable", &["serializable", "strong-session-snapshot-isolation"]),
-    ("strong-session-snapshot-isolation", &["snapshot-isolation", "strong-session-PL-2"]),
+    (
+        "strong-session-snapshot-isolation",
+        &["snapshot-isolation", "strong-session-PL-2", "parallel-snapshot-isolation", "prefix"],
+    ),
     ("strong-serializable", &["session-serializable"]),
     ("strong-snapshot-isolation", &["strong-session-snapshot-isolation", "strong-PL-2"]),
     ("linearizable", &["sequential"]),
@@ -152,7 +160,7 @@ const MODELS: &[(&str, &[&str])] = &[
 
 /// The anomalies each model proscribes directly (beyond those of the models it implies).
 const DIRECT_PROSCRIBED: &[(&str, &[&str])] = &[
-    ("causal-cerone", &["internal", "G1a"]),
+    ("causal-cerone", &["internal", "G1a", "causal-conflict-arbitration", "conflict-arbitration"]),
     ("cursor-stability", &["G1", "G-cursor", "lost-update"]),
     ("monotonic-view", &["G1", "G-monotonic"]),
     ("monotonic-snapshot-read", &["G1", "G-MSR"]),
@@ -168,7 +176,31 @@ const DIRECT_PROSCRIBED: &[(&str, &[&str])] = &[
         "snapshot-isolation",
         &["internal", "G1", "G-SI", "G-nonadjacent", "PL-SI-cycle-exists", "no-snapshot-isolation-order"],
     ),
-    ("read-atomic", &["internal", "G1a", "future-read"]),
+    (
+        "read-atomic",
+        &[
+            "internal",
+            "G1a",
+            "future-read",
+            "non-repeatable-read",
+            "fractured-read-causal",
+            "fractured-read-arbitration",
+        ],
+    ),
+    (
+        "read-committed-cerone",
+        &[
+            "thin-air-read",
+            "aborted-read",
+            "future-read",
+            "not-my-own-write",
+            "not-my-last-write",
+            "intermediate-read",
+            "cyclic-causal-order",
+            "non-monotonic-read-causal",
+            "non-monotonic-read-arbitration",
+        ],
+    ),
     ("repeatable-read", &["G1", "G2-item", "PL-2.99-cycle-exists", "lost-update"]),
     ("ROLA", &["lost-update"]),
     (
@@ -452,7 +484,8 @@ mod tests {
             ("G2-item", &["repeatable-read"]),
             ("G2", &["serializable"]),
             ("lost-update", &["ROLA", "cursor-stability"]),
-            ("internal", &["read-atomic"]),
+            // Snapshot isolation (Adya's, without sessions) no longer implies Cerone's read atomic.
+            ("internal", &["read-atomic", "snapshot-isolation"]),
             ("G1c-realtime", &["strong-read-committed"]),
             ("G2-item-realtime", &["strict-serializable"]),
             ("G-single-item-process", &["strong-session-snapshot-isolation"]),
@@ -504,6 +537,26 @@ mod tests {
                 assert!(search_rank(a) < search_rank(b), "{a} before {b}");
             }
         }
+    }
+
+    #[test]
+    fn the_weak_levels_sit_below_strong_session_snapshot_isolation_and_above_read_committed() {
+        let (not, also_not) = boundary(["fractured-read-causal"]);
+        assert_eq!(not, vec!["read-atomic"]);
+        for stronger in ["causal-cerone", "strong-session-snapshot-isolation", "strict-serializable"] {
+            assert!(also_not.contains(&stronger.to_string()), "{stronger} in {also_not:?}");
+        }
+        // Adya's levels have no sessions: a session's violation does not rule them out.
+        for adya in ["snapshot-isolation", "serializable", "read-committed", "read-committed-cerone"] {
+            assert!(!also_not.contains(&adya.to_string()), "{adya} in {also_not:?}");
+        }
+        assert_eq!(boundary(["non-monotonic-read-causal"]).0, vec!["read-committed-cerone"]);
+        assert_eq!(boundary(["conflict-arbitration"]).0, vec!["causal-cerone"]);
+        // Biswas & Enea's read committed implies Adya's PL-2, with session order.
+        let rc = anomalies_prohibited_by(["read-committed-cerone"]);
+        assert!(rc.contains("G1c-process") && rc.contains("G1a") && !rc.contains("fractured-read-causal"));
+        assert!(!anomalies_prohibited_by(["read-committed"]).contains("non-monotonic-read-causal"));
+        assert_eq!(boundary(["aborted-read"]).0, vec!["read-committed"]);
     }
 
     #[test]

@@ -123,6 +123,12 @@ struct ClassSearch<'a> {
     /// For each product node `v * states + s`, its strongly connected component, numbered so that a
     /// node can reach only nodes with a number no greater than its own.
     rank: Vec<u32>,
+    /// For each product node, its strongly connected component once every start edge `u -> v` also
+    /// closes, from `u` in each accepting state back to `v` in the start's state. A start edge can begin
+    /// a cycle of the class only if both its ends share one (every node of such a cycle does too): the
+    /// test that spares a breadth-first search from every start edge of a large component that has no
+    /// cycle of the class, which made process- and real-time-ordered searches quadratic.
+    closing: Vec<u32>,
 }
 
 const NONE: u8 = u8::MAX;
@@ -145,8 +151,10 @@ impl<'a> ClassSearch<'a> {
             .iter()
             .map(|&s| Kind::ALL.map(|k| class.step(s, k).map_or(NONE, |next| dense[next.0 as usize])))
             .collect();
-        let mut search = ClassSearch { component, class, dense, states, transition, rank: Vec::new() };
-        search.rank = search.product_ranks();
+        let mut search =
+            ClassSearch { component, class, dense, states, transition, rank: Vec::new(), closing: Vec::new() };
+        search.rank = search.product_ranks(false);
+        search.closing = search.product_ranks(true);
         search
     }
 
@@ -155,19 +163,27 @@ impl<'a> ClassSearch<'a> {
     }
 
     /// Numbers the product graph's strongly connected components in petgraph's Tarjan order (sinks
-    /// first): along any edge the number never increases.
-    fn product_ranks(&self) -> Vec<u32> {
+    /// first): along any edge the number never increases. With `closing`, each start edge also closes
+    /// (see `ClassSearch::closing`), and only which component a node is in is meaningful.
+    fn product_ranks(&self, closing: bool) -> Vec<u32> {
         let n = self.component.len() * self.states.len();
         let mut edges: Vec<(u32, u32)> = Vec::new();
         for v in 0..self.component.len() as u32 {
             for s in 0..self.states.len() as u8 {
                 let from = self.product(v, s) as u32;
                 let start = edges.len();
+                let accepting = closing && self.class.accepts(self.states[s as usize]);
                 for (w, kinds) in self.component.edges(v) {
                     let Some(label) = self.class.label(kinds) else { continue };
                     let next = self.transition[s as usize][label as usize];
                     if next != NONE {
                         edges.push((from, self.product(w, next) as u32));
+                    }
+                    if accepting
+                        && self.class.can_start(label)
+                        && let Some(first) = self.class.start(label)
+                    {
+                        edges.push((from, self.product(w, self.dense[first.0 as usize]) as u32));
                     }
                 }
                 edges[start..].sort_unstable();
@@ -213,6 +229,10 @@ impl<'a> ClassSearch<'a> {
                 }
                 let Some(first) = self.class.start(label) else { continue };
                 let first = self.dense[first.0 as usize];
+                let begin = self.closing[self.product(v, first)];
+                if !accepting.iter().any(|&s| self.closing[self.product(u, s)] == begin) {
+                    continue;
+                }
                 // A cycle of length 2 cannot be beaten.
                 let limit = best.as_ref().map_or(usize::MAX, |b| b.len() - 1);
                 if limit <= 1 {
@@ -265,7 +285,7 @@ impl<'a> ClassSearch<'a> {
                     continue;
                 }
                 let p = self.product(w, next);
-                if bfs.stamp[p] == generation || self.rank[p] < floor {
+                if bfs.stamp[p] == generation || self.rank[p] < floor || self.closing[p] != self.closing[start] {
                     continue;
                 }
                 bfs.stamp[p] = generation;

@@ -88,6 +88,7 @@ mod rw_register;
 pub mod shrink;
 pub mod timing;
 mod txn;
+pub mod weak_levels;
 mod workload;
 
 pub use check::check;

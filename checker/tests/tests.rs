@@ -23,4 +23,5 @@ mod rw_register;
 mod scale;
 mod serial_property;
 mod serial_register_property;
+mod weak_levels;
 mod workload;

@@ -58,7 +58,7 @@ fn internal_is_a_read_that_disagrees_with_the_transactions_own_write() {
     // Elle's internal "stale": T1 read 1, wrote 2, then read 1 again.
     let h = sequential_of(registers(&["wx1", "rx1wx2rx1"]));
     let r = check_anomalies(&h, &["internal"]);
-    assert_eq!(summary(&r), (Invalid, vec!["internal"], vec!["read-atomic"]));
+    assert_eq!(summary(&r), (Invalid, vec!["internal"], vec!["read-atomic", "snapshot-isolation"]));
     let case = only_case(&r, "internal");
     assert_eq!(case.txns, vec![3]);
     assert_eq!(case.facts["expected"], json!(2));

@@ -1,0 +1,121 @@
+//! Exact checking of three weak levels defined over session order and write-read alone, with no version
+//! order: read committed as Biswas & Enea define it ("On the Complexity of Checking Transactional
+//! Consistency", OOPSLA 2019; `read-committed-cerone` here, apart from Elle's `read-committed`, which is
+//! Adya's PL-2), and Cerone, Bernardi & Gotsman's read atomic and causal consistency ("A Framework for
+//! Transactional Consistency Models with Atomic Visibility", CONCUR 2015; `read-atomic`,
+//! `causal-cerone`), which Biswas & Enea restate axiomatically. Each violation is named by its pattern
+//! after Plume (Liu et al., "Plume: Efficient and Complete Black-Box Checking of Weak Isolation Levels",
+//! OOPSLA 2024), with Elle's name where one exists. The reads are resolved in `observations` (rw-register and
+//! list-append histories; a list read shows the version order, which the commit order then contains),
+//! the forced commit-order edges and their cycles are `saturation`'s, the words `explain`'s.
+
+mod explain;
+mod observations;
+mod saturation;
+
+use std::collections::BTreeMap;
+
+use histories::{History, Mop, Observed};
+
+pub use saturation::Level;
+
+use crate::consistency_model as cm;
+use crate::error::CheckError;
+use crate::options::{Options, Workload};
+use crate::result::Case;
+use crate::txn::Txns;
+use explain::{PATTERNS, Words};
+use observations::Observations;
+use saturation::{Found, analyse};
+
+/// Cases by pattern name.
+type Cases = BTreeMap<&'static str, Vec<Case>>;
+
+/// Every pattern name, as Plume orders them (TAP-a to TAP-n).
+pub fn pattern_names() -> impl Iterator<Item = &'static str> {
+    PATTERNS.iter().map(|(name, _, _)| *name)
+}
+
+/// The weakest level a pattern breaks.
+fn pattern_level(pattern: &str) -> Level {
+    match pattern {
+        "non-repeatable-read" | "fractured-read-causal" | "fractured-read-arbitration" => Level::ReadAtomic,
+        "causal-conflict-arbitration" | "conflict-arbitration" => Level::Causal,
+        _ => Level::ReadCommitted,
+    }
+}
+
+/// The strongest level the options ask for by name (a model or one of its patterns), if any.
+pub(crate) fn level_asked(options: &Options) -> Option<Level> {
+    let by_model = options
+        .models()
+        .iter()
+        .filter_map(|m| cm::canonical_model_name(m))
+        .filter_map(|m| Level::ALL.into_iter().find(|l| l.model() == m));
+    let by_anomaly =
+        options.anomalies().iter().filter(|a| pattern_names().any(|p| p == a.as_str())).map(|a| pattern_level(a));
+    by_model.chain(by_anomaly).max()
+}
+
+/// What the levels up to `strongest` find in the observations: the cases by pattern, and the weakest
+/// level broken with its pattern.
+fn find(txns: &Txns<'_>, obs: &Observations<'_>, strongest: Level) -> (Cases, Option<(Level, &'static str)>) {
+    let words = Words { txns, obs };
+    let mut cases = Cases::new();
+    let mut broken = None;
+    for bad in &obs.bad {
+        broken = broken.or(Some((Level::ReadCommitted, bad.pattern)));
+        cases.entry(bad.pattern).or_default().push(words.bad_read(bad));
+    }
+    match analyse(obs, strongest) {
+        Found::Nothing => {}
+        Found::NonRepeatable(repeated) => {
+            for &(n, first, second) in &repeated {
+                cases.entry("non-repeatable-read").or_default().push(words.non_repeatable(n, first, second));
+            }
+            broken = broken.or(Some((Level::ReadAtomic, "non-repeatable-read")));
+        }
+        Found::Cycle(v) => {
+            broken = broken.or(Some((v.level, v.pattern)));
+            cases.entry(v.pattern).or_default().push(words.violation(&v));
+        }
+    }
+    (cases, broken)
+}
+
+/// The cases of the levels the options ask for, added to the workload's `cases` (rw-register and
+/// list-append). A name the workload's own analysis already reports (`incompatible-order`,
+/// `future-read` of a list) keeps the workload's cases, and a cycle of version and causal order is left
+/// to the cycle search, which names it G1c as Elle does.
+pub(crate) fn add_cases(
+    txns: &Txns<'_>,
+    workload: Workload,
+    options: &Options,
+    cases: &mut Cases,
+) -> Result<(), CheckError> {
+    let Some(strongest) = level_asked(options) else { return Ok(()) };
+    let obs = match workload {
+        Workload::RwRegister => Observations::of_registers(txns)?,
+        Workload::ListAppend => Observations::of_lists(txns)?,
+        Workload::ClosedPredicate => return Ok(()),
+    };
+    for (name, found) in find(txns, &obs, strongest).0 {
+        if !cases.contains_key(name) && !name.starts_with("G1c") {
+            cases.insert(name, found);
+        }
+    }
+    Ok(())
+}
+
+/// For each level, weakest first, the pattern that breaks it (`None`: the level holds): the verdicts
+/// alone, for tests and benchmarks. A history with an append or a list read is read as list-append,
+/// any other as rw-register.
+pub fn verdicts(history: &History) -> Result<[Option<&'static str>; 3], CheckError> {
+    let txns = Txns::new(history);
+    let lists = txns.ids().any(|t| {
+        txns.mops(t).iter().any(|m| matches!(m, Mop::Append { .. } | Mop::Read { value: Observed::List(_), .. }))
+    });
+    let obs = if lists { Observations::of_lists(&txns)? } else { Observations::of_registers(&txns)? };
+    let (_, broken) = find(&txns, &obs, Level::Causal);
+    Ok(Level::ALL.map(|level| broken.filter(|(weakest, _)| *weakest <= level).map(|(_, p)| p)))
+}
