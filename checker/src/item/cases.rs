@@ -122,7 +122,9 @@ fn read_of(
             let text = format!(
                 "{me} read key {key} = {value}{through}, which {me} itself wrote only later: a read of the future"
             );
-            push(cases, "future-read", case(txns, &[t], Some(key), the_facts(), text));
+            let mut the_facts = the_facts();
+            the_facts.insert("pattern".to_string(), json!("future-read"));
+            push(cases, "future-read", case(txns, &[t], Some(key), the_facts, text));
         }
         Some(_) => {}
     }
