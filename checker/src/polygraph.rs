@@ -162,6 +162,11 @@ impl Polygraph {
         }
     }
 
+    /// The span of the key a write writes.
+    pub(crate) fn key_span(&self, w: WriteId) -> KeySpan {
+        self.keys[self.keys.partition_point(|k| k.writes.1 <= w)]
+    }
+
     /// The external readers of a write (never its writer).
     pub(crate) fn readers(&self, w: WriteId) -> &[TxnId] {
         let (start, end) = self.writes[w as usize].readers;

@@ -159,7 +159,7 @@ pub(crate) fn decide(graph: &Polygraph, rule: CycleRule, deadline: Option<Instan
             return Decision::Acyclic { order };
         }
         for cycle in cycles {
-            let clause = clause_sides(&cycle);
+            let clause = clause_sides(&shortcut(graph, rule, &sides, cycle));
             solver.add_clause(clause.iter().map(|&s| -vars.lit(s)));
             learned.push(clause);
             progress.clauses += 1;
@@ -173,6 +173,63 @@ pub(crate) fn decide(graph: &Polygraph, rule: CycleRule, deadline: Option<Instan
     );
     drop(solver);
     refute(graph, &expanded, vars, learned, deadline)
+}
+
+/// The cycle with each pair of edges through consecutive writes of one key replaced by the one edge of
+/// the chosen side between the outer writes, where that closes a cycle the rule forbids too: an edge
+/// into a write (`ww` from the write before, or `rw` from a reader of it) followed by `ww` to the next
+/// write. A round's graph keeps only consecutive writes' edges, so its cycles walk along a key's order
+/// write by write; their clauses would then name every side on the way and rule out only that walk,
+/// where the shortcut's clause names one side and rules out every order that puts those two writes so.
+/// Under snapshot isolation an `rw` shortcut arrives as an anti-dependency, so it is taken only when
+/// the edge after it is a dependency.
+fn shortcut(graph: &Polygraph, rule: CycleRule, sides: &[bool], mut cycle: Vec<CycleEdge>) -> Vec<CycleEdge> {
+    let mut at = 0;
+    while cycle.len() > 2 && at < cycle.len() {
+        let next = (at + 1) % cycle.len();
+        let (first, second) = (cycle[at], cycle[next]);
+        let replaced = (|| {
+            let (s1, s2) = (first.side?, second.side?);
+            if second.kind != Kind::Ww {
+                return None;
+            }
+            let (earlier, middle) = graph.ends(s1);
+            let (middle2, later) = graph.ends(s2);
+            if middle != middle2 {
+                return None;
+            }
+            if first.kind.is_anti()
+                && (first.from == second.to
+                    || rule == CycleRule::NonAdjacentRw && cycle[(next + 1) % cycle.len()].kind.is_anti())
+            {
+                return None;
+            }
+            let span = graph.key_span(earlier);
+            if !span.all_open() {
+                return None;
+            }
+            let (i, j) = (earlier - span.writes.0, later - span.writes.0);
+            let side = Side { constraint: span.pair(i.min(j), i.max(j)), first_before_second: i < j };
+            (sides[side.constraint as usize] == side.first_before_second).then_some(CycleEdge {
+                from: first.from,
+                to: second.to,
+                kind: first.kind,
+                side: Some(side),
+            })
+        })();
+        match replaced {
+            Some(edge) => {
+                cycle[at] = edge;
+                cycle.remove(next);
+                if next < at {
+                    // The cycle's first edge was the second of the pair: the shortcut is now last.
+                    at -= 1;
+                }
+            }
+            None => at += 1,
+        }
+    }
+    cycle
 }
 
 /// The distinct sides a cycle's edges come from.
