@@ -68,6 +68,32 @@ pub(crate) struct KeyWrites {
     pub ordered: Vec<Vec<bool>>,
 }
 
+/// One key's writes and constraints: where they sit among the polygraph's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KeySpan {
+    /// The key's writes are `writes.0..writes.1`.
+    pub writes: (WriteId, WriteId),
+    /// The key's constraints are `constraints.0..constraints.1`.
+    pub constraints: (ConstraintId, ConstraintId),
+}
+
+impl KeySpan {
+    /// Whether every pair of the key's writes is a constraint (no known order ranks any), in which case
+    /// the constraint of writes `i < j` (positions within the key) is [`KeySpan::pair`]'s.
+    pub(crate) fn all_open(&self) -> bool {
+        let n = u64::from(self.writes.1 - self.writes.0);
+        u64::from(self.constraints.1 - self.constraints.0) == n * n.saturating_sub(1) / 2
+    }
+
+    /// The constraint of the key's writes at positions `i < j`, when [`KeySpan::all_open`].
+    pub(crate) fn pair(&self, i: u32, j: u32) -> ConstraintId {
+        let n = self.writes.1 - self.writes.0;
+        // Pairs are numbered row by row: row `i` holds `(i, i + 1) .. (i, n - 1)`.
+        let row = (u64::from(i) * u64::from(2 * n - i - 1) / 2) as u32;
+        self.constraints.0 + row + (j - i - 1)
+    }
+}
+
 /// Known edges and constraints.
 #[derive(Debug, Default)]
 pub(crate) struct Polygraph {
@@ -78,6 +104,8 @@ pub(crate) struct Polygraph {
     pub writes: Vec<Write>,
     readers: Vec<TxnId>,
     pub constraints: Vec<Constraint>,
+    /// Each key's writes and constraints, in the order of both.
+    pub keys: Vec<KeySpan>,
 }
 
 impl Polygraph {
@@ -90,6 +118,7 @@ impl Polygraph {
         let mut graph = Polygraph { node_count, known, ..Polygraph::default() };
         for key in keys {
             let base = graph.writes.len() as WriteId;
+            let first_constraint = graph.constraints.len() as ConstraintId;
             for (txn, value, readers) in &key.writes {
                 let start = graph.readers.len() as u32;
                 graph.readers.extend(readers.iter().copied().filter(|&r| r != *txn));
@@ -110,6 +139,10 @@ impl Polygraph {
                     }
                 }
             }
+            graph.keys.push(KeySpan {
+                writes: (base, graph.writes.len() as WriteId),
+                constraints: (first_constraint, graph.constraints.len() as ConstraintId),
+            });
         }
         graph
     }
@@ -125,7 +158,13 @@ impl Polygraph {
             writes: self.writes.clone(),
             readers: self.readers.clone(),
             constraints: self.constraints.clone(),
+            keys: self.keys.clone(),
         }
+    }
+
+    /// The span of the key a write writes.
+    pub(crate) fn key_span(&self, w: WriteId) -> KeySpan {
+        self.keys[self.keys.partition_point(|k| k.writes.1 <= w)]
     }
 
     /// The external readers of a write (never its writer).

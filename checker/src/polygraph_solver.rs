@@ -19,12 +19,13 @@
 //! few rounds. The budget is a deadline, checked between rounds and by CaDiCaL as it searches; past it
 //! the decision is [`Decision::OutOfBudget`], never a verdict.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
 use crate::graph::TxnId;
 use crate::kind::Kind;
-use crate::polygraph::{ConstraintId, Polygraph, Side};
+use crate::polygraph::{ConstraintId, KeySpan, Polygraph, Side};
 
 /// Which cycles a model forbids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,11 +99,11 @@ const MAX_TREE_CORE: usize = 10;
 
 /// Decides the polygraph under the rule, by the deadline.
 pub(crate) fn decide(graph: &Polygraph, rule: CycleRule, deadline: Option<Instant>) -> Decision {
+    let started = Instant::now();
     let expanded = Expanded::new(graph, rule);
-    let none: Vec<Option<bool>> = vec![None; graph.constraints.len()];
     let mut progress = Progress { constraints: graph.constraints.len(), ..Progress::default() };
     // The known edges alone: a forbidden cycle among them needs no constraint at all.
-    let known = expanded.build(graph, &none);
+    let known = expanded.build_sides(graph, &[]);
     let rank = match known.topological_order() {
         Some(order) => order,
         None => {
@@ -128,7 +129,8 @@ pub(crate) fn decide(graph: &Polygraph, rule: CycleRule, deadline: Option<Instan
             position[a as usize] <= position[b as usize]
         })
         .collect();
-    let vars = Vars { forward, count: graph.constraints.len() };
+    let count = graph.constraints.len();
+    let vars = Vars { forward, dense: Vec::new() };
     let mut solver = new_solver(deadline);
     let mut learned: Vec<Vec<Side>> = Vec::new();
     loop {
@@ -141,24 +143,93 @@ pub(crate) fn decide(graph: &Polygraph, rule: CycleRule, deadline: Option<Instan
             Some(false) => break,
             Some(true) => {}
         }
-        let sides: Vec<Option<bool>> =
-            (0..vars.count).map(|c| Some(vars.first_before_second(c, solver.value(vars.var(c))))).collect();
+        let sides: Vec<bool> = (0..count).map(|c| vars.first_before_second(c, solver.value(vars.var(c)))).collect();
         let built = expanded.build(graph, &sides);
         progress.rounds += 1;
         let cycles = built.cycles(CYCLES_PER_COMPONENT);
         if cycles.is_empty() {
+            log::debug!(
+                "polygraph: a choice free of forbidden cycles after {} rounds and {} clauses, in {:.3} s",
+                progress.rounds,
+                progress.clauses,
+                started.elapsed().as_secs_f64()
+            );
             let order = built.topological_order().unwrap_or_default();
             let order = expanded.txn_order(&order);
             return Decision::Acyclic { order };
         }
         for cycle in cycles {
-            let clause = clause_sides(&cycle);
+            let clause = clause_sides(&shortcut(graph, rule, &sides, cycle));
             solver.add_clause(clause.iter().map(|&s| -vars.lit(s)));
             learned.push(clause);
             progress.clauses += 1;
         }
     }
-    refute(graph, &expanded, &vars, learned, deadline)
+    log::debug!(
+        "polygraph: no choice free of forbidden cycles after {} rounds and {} clauses, in {:.3} s",
+        progress.rounds,
+        progress.clauses,
+        started.elapsed().as_secs_f64()
+    );
+    drop(solver);
+    refute(graph, &expanded, vars, learned, deadline)
+}
+
+/// The cycle with each pair of edges through consecutive writes of one key replaced by the one edge of
+/// the chosen side between the outer writes, where that closes a cycle the rule forbids too: an edge
+/// into a write (`ww` from the write before, or `rw` from a reader of it) followed by `ww` to the next
+/// write. A round's graph keeps only consecutive writes' edges, so its cycles walk along a key's order
+/// write by write; their clauses would then name every side on the way and rule out only that walk,
+/// where the shortcut's clause names one side and rules out every order that puts those two writes so.
+/// Under snapshot isolation an `rw` shortcut arrives as an anti-dependency, so it is taken only when
+/// the edge after it is a dependency.
+fn shortcut(graph: &Polygraph, rule: CycleRule, sides: &[bool], mut cycle: Vec<CycleEdge>) -> Vec<CycleEdge> {
+    let mut at = 0;
+    while cycle.len() > 2 && at < cycle.len() {
+        let next = (at + 1) % cycle.len();
+        let (first, second) = (cycle[at], cycle[next]);
+        let replaced = (|| {
+            let (s1, s2) = (first.side?, second.side?);
+            if second.kind != Kind::Ww {
+                return None;
+            }
+            let (earlier, middle) = graph.ends(s1);
+            let (middle2, later) = graph.ends(s2);
+            if middle != middle2 {
+                return None;
+            }
+            if first.kind.is_anti()
+                && (first.from == second.to
+                    || rule == CycleRule::NonAdjacentRw && cycle[(next + 1) % cycle.len()].kind.is_anti())
+            {
+                return None;
+            }
+            let span = graph.key_span(earlier);
+            if !span.all_open() {
+                return None;
+            }
+            let (i, j) = (earlier - span.writes.0, later - span.writes.0);
+            let side = Side { constraint: span.pair(i.min(j), i.max(j)), first_before_second: i < j };
+            (sides[side.constraint as usize] == side.first_before_second).then_some(CycleEdge {
+                from: first.from,
+                to: second.to,
+                kind: first.kind,
+                side: Some(side),
+            })
+        })();
+        match replaced {
+            Some(edge) => {
+                cycle[at] = edge;
+                cycle.remove(next);
+                if next < at {
+                    // The cycle's first edge was the second of the pair: the shortcut is now last.
+                    at -= 1;
+                }
+            }
+            None => at += 1,
+        }
+    }
+    cycle
 }
 
 /// The distinct sides a cycle's edges come from.
@@ -169,20 +240,24 @@ fn clause_sides(cycle: &[CycleEdge]) -> Vec<Side> {
     sides
 }
 
-/// The solver's variables: constraint `c` is variable `c + 1`, true for its forward side; its selector
-/// (used while refuting) is variable `count + c + 1`.
+/// The solver's variables, each true for its constraint's forward side. In the main loop constraint `c`
+/// is variable `c + 1`. While refuting, only the constraints the clauses name have variables, numbered
+/// densely (so that the solver's tables stay the size of the refutation, not of the polygraph): the
+/// `p`-th is variable `2p + 1`, and its selector `2p + 2`.
 struct Vars {
     forward: Vec<bool>,
-    count: usize,
+    /// While refuting, each constraint's position among those the clauses name (`u32::MAX` for the
+    /// others); empty in the main loop.
+    dense: Vec<u32>,
 }
 
 impl Vars {
     fn var(&self, c: usize) -> i32 {
-        c as i32 + 1
+        if self.dense.is_empty() { c as i32 + 1 } else { 2 * self.dense[c] as i32 + 1 }
     }
 
     fn selector(&self, c: ConstraintId) -> i32 {
-        (self.count + c as usize) as i32 + 1
+        2 * self.dense[c as usize] as i32 + 2
     }
 
     fn lit(&self, side: Side) -> i32 {
@@ -217,19 +292,25 @@ fn new_solver(deadline: Option<Instant>) -> cadical::Solver<Deadline> {
 fn refute(
     graph: &Polygraph,
     expanded: &Expanded,
-    vars: &Vars,
+    vars: Vars,
     learned: Vec<Vec<Side>>,
     deadline: Option<Instant>,
 ) -> Decision {
+    let started = Instant::now();
     let mut solver = new_solver(deadline);
+    let mut all: Vec<ConstraintId> = learned.iter().flatten().map(|s| s.constraint).collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut dense = vec![u32::MAX; graph.constraints.len()];
+    for (p, &c) in all.iter().enumerate() {
+        dense[c as usize] = p as u32;
+    }
+    let vars = &Vars { forward: vars.forward, dense };
     let add = |solver: &mut cadical::Solver<Deadline>, clause: &[Side]| {
         let mut constraints: Vec<ConstraintId> = clause.iter().map(|s| s.constraint).collect();
         constraints.dedup();
         solver.add_clause(clause.iter().map(|&s| -vars.lit(s)).chain(constraints.iter().map(|&c| -vars.selector(c))));
     };
-    let mut all: Vec<ConstraintId> = learned.iter().flatten().map(|s| s.constraint).collect();
-    all.sort_unstable();
-    all.dedup();
     for clause in &learned {
         add(&mut solver, clause);
     }
@@ -238,6 +319,11 @@ fn refute(
         // The clauses alone were unsatisfiable a moment ago: only the budget stops this.
         Subset::Satisfiable | Subset::OutOfBudget => all,
     };
+    log::debug!(
+        "polygraph refutation: {} constraints in the solver's core, {:.3} s",
+        core.len(),
+        started.elapsed().as_secs_f64()
+    );
     let mut minimal = true;
     let mut at = 0;
     while at < core.len() {
@@ -255,6 +341,11 @@ fn refute(
             }
         }
     }
+    log::debug!(
+        "polygraph refutation: minimised to {} constraints, {:.3} s",
+        core.len(),
+        started.elapsed().as_secs_f64()
+    );
     let alternatives = if core.len() <= MAX_TREE_CORE {
         let mut leaves = Vec::new();
         cases(graph, expanded, &core, &mut Vec::new(), &mut leaves);
@@ -301,12 +392,14 @@ fn subset_decision(
             }
             Some(true) => {}
         }
-        let mut sides: Vec<Option<bool>> = vec![None; graph.constraints.len()];
-        for &c in subset {
-            let c = c as usize;
-            sides[c] = Some(vars.first_before_second(c, solver.value(vars.var(c))));
-        }
-        let cycles = expanded.build(graph, &sides).cycles(CYCLES_PER_COMPONENT);
+        let sides: Vec<Side> = subset
+            .iter()
+            .map(|&c| Side {
+                constraint: c,
+                first_before_second: vars.first_before_second(c as usize, solver.value(vars.var(c as usize))),
+            })
+            .collect();
+        let cycles = expanded.build_sides(graph, &sides).cycles(CYCLES_PER_COMPONENT);
         if cycles.is_empty() {
             return Subset::Satisfiable;
         }
@@ -342,11 +435,7 @@ fn cases(
 
 /// The shortest forbidden cycle the known edges and these sides close, if any.
 fn shortest_cycle(graph: &Polygraph, expanded: &Expanded, supposed: &[Side]) -> Option<Vec<CycleEdge>> {
-    let mut sides: Vec<Option<bool>> = vec![None; graph.constraints.len()];
-    for s in supposed {
-        sides[s.constraint as usize] = Some(s.first_before_second);
-    }
-    expanded.build(graph, &sides).cycles(usize::MAX).into_iter().min_by_key(Vec::len)
+    expanded.build_sides(graph, supposed).cycles(usize::MAX).into_iter().min_by_key(Vec::len)
 }
 
 /// How transactions become nodes under a rule: one node each (any cycle), or two (a cycle without
@@ -355,6 +444,8 @@ fn shortest_cycle(graph: &Polygraph, expanded: &Expanded, supposed: &[Side]) -> 
 struct Expanded {
     rule: CycleRule,
     nodes: usize,
+    /// The known edges as the rule's edges, in [`Built::new`]'s order: every graph built has them.
+    known: Vec<(u32, u32, CycleEdge)>,
 }
 
 impl Expanded {
@@ -363,7 +454,41 @@ impl Expanded {
             CycleRule::Any => graph.node_count,
             CycleRule::NonAdjacentRw => 2 * graph.node_count,
         };
-        Expanded { rule, nodes }
+        let mut expanded = Expanded { rule, nodes, known: Vec::new() };
+        let mut known = Vec::with_capacity(graph.known.len() * 2);
+        for e in &graph.known {
+            expanded.push(&mut known, CycleEdge { from: e.from, to: e.to, kind: e.kind, side: None });
+        }
+        known.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        expanded.known = known;
+        expanded
+    }
+
+    /// Adds an edge as the rule's edges: itself (any cycle), or from the nodes it may leave to the node
+    /// it reaches (an anti-dependency leaves only the node reached by a dependency).
+    fn push(&self, edges: &mut Vec<(u32, u32, CycleEdge)>, e: CycleEdge) {
+        match self.rule {
+            CycleRule::Any => edges.push((e.from, e.to, e)),
+            CycleRule::NonAdjacentRw => {
+                if e.kind.is_anti() {
+                    edges.push((2 * e.from, 2 * e.to + 1, e));
+                } else {
+                    edges.push((2 * e.from, 2 * e.to, e));
+                    edges.push((2 * e.from + 1, 2 * e.to, e));
+                }
+            }
+        }
+    }
+
+    /// The graph of the known edges and these sides.
+    fn build_sides(&self, graph: &Polygraph, sides: &[Side]) -> Built {
+        let mut edges = Vec::new();
+        for &side in sides {
+            graph.side_edges(side, |from, to, kind| {
+                self.push(&mut edges, CycleEdge { from, to, kind, side: Some(side) })
+            });
+        }
+        Built::new(self.nodes, &self.known, edges)
     }
 
     /// The node standing for transaction `t` reached by a dependency.
@@ -382,31 +507,59 @@ impl Expanded {
         }
     }
 
-    /// The graph of the known edges and the chosen sides (`None`: the constraint is left out).
-    fn build(&self, graph: &Polygraph, sides: &[Option<bool>]) -> Built {
-        let mut edges: Vec<(u32, u32, CycleEdge)> = Vec::with_capacity(graph.known.len() * 2);
-        let mut push = |e: CycleEdge| match self.rule {
-            CycleRule::Any => edges.push((e.from, e.to, e)),
-            CycleRule::NonAdjacentRw => {
-                if e.kind.is_anti() {
-                    edges.push((2 * e.from, 2 * e.to + 1, e));
-                } else {
-                    edges.push((2 * e.from, 2 * e.to, e));
-                    edges.push((2 * e.from + 1, 2 * e.to, e));
+    /// The graph of the known edges and a side of every constraint.
+    fn build(&self, graph: &Polygraph, sides: &[bool]) -> Built {
+        let mut edges: Vec<(u32, u32, CycleEdge)> = Vec::new();
+        let mut push = |e: CycleEdge| self.push(&mut edges, e);
+        let mut score = Vec::new();
+        for span in &graph.keys {
+            let (first, end) = (span.constraints.0 as usize, span.constraints.1 as usize);
+            let chosen = &sides[first..end];
+            if span.all_open()
+                && let Some(order) = chosen_order(graph, span, chosen, &mut score)
+            {
+                // The chosen sides order the key's writes totally: the sides of consecutive writes
+                // reach everything the others' edges do (a later write through the writes between,
+                // and an anti-dependency's target through a dependency, whose node reaches at least
+                // as far), so their edges alone close the same forbidden cycles.
+                for pair in order.windows(2) {
+                    let (a, b) = (pair[0], pair[1]);
+                    let side = Side { constraint: span.pair(a.min(b), a.max(b)), first_before_second: a < b };
+                    graph.side_edges(side, |from, to, kind| push(CycleEdge { from, to, kind, side: Some(side) }));
                 }
+                continue;
             }
-        };
-        for e in &graph.known {
-            push(CycleEdge { from: e.from, to: e.to, kind: e.kind, side: None });
-        }
-        for (c, side) in sides.iter().enumerate() {
-            if let Some(first_before_second) = *side {
-                let side = Side { constraint: c as ConstraintId, first_before_second };
+            for (c, &first_before_second) in chosen.iter().enumerate() {
+                let side = Side { constraint: (first + c) as ConstraintId, first_before_second };
                 graph.side_edges(side, |from, to, kind| push(CycleEdge { from, to, kind, side: Some(side) }));
             }
         }
-        Built::new(self.nodes, edges)
+        Built::new(self.nodes, &self.known, edges)
     }
+}
+
+/// The key's writes (positions within the key) in the order the `chosen` sides of its constraints give,
+/// if together they order the writes totally: a tournament is transitive exactly when the numbers of
+/// writes put before each are all different.
+fn chosen_order(graph: &Polygraph, span: &KeySpan, chosen: &[bool], score: &mut Vec<u32>) -> Option<Vec<u32>> {
+    let base = span.writes.0;
+    let n = (span.writes.1 - base) as usize;
+    score.clear();
+    score.resize(n, 0);
+    for (c, side) in chosen.iter().enumerate() {
+        let constraint = graph.constraints[span.constraints.0 as usize + c];
+        let later = if *side { constraint.second } else { constraint.first };
+        score[(later - base) as usize] += 1;
+    }
+    let mut order = vec![u32::MAX; n];
+    for (w, &s) in score.iter().enumerate() {
+        let slot = order.get_mut(s as usize)?;
+        if *slot != u32::MAX {
+            return None;
+        }
+        *slot = w as u32;
+    }
+    Some(order)
 }
 
 /// One round's graph, in compressed rows.
@@ -417,9 +570,19 @@ struct Built {
 }
 
 impl Built {
-    fn new(nodes: usize, mut edges: Vec<(u32, u32, CycleEdge)>) -> Built {
+    /// The graph of `known` edges (sorted by their ends) and the `supposed` ones.
+    fn new(nodes: usize, known: &[(u32, u32, CycleEdge)], mut supposed: Vec<(u32, u32, CycleEdge)>) -> Built {
+        supposed.sort_unstable_by_key(|&(a, b, _)| (a, b));
         // Known edges first among parallel ones, so a cycle uses a supposed edge only where it must.
-        edges.sort_unstable_by_key(|&(a, b, e)| (a, b, e.side.is_some()));
+        let mut edges = Vec::with_capacity(known.len() + supposed.len());
+        let mut rest = supposed.into_iter().peekable();
+        for &k in known {
+            while let Some(s) = rest.next_if(|s| (s.0, s.1) < (k.0, k.1)) {
+                edges.push(s);
+            }
+            edges.push(k);
+        }
+        edges.extend(rest);
         edges.dedup_by_key(|&mut (a, b, e)| (a, b, e.kind.is_anti()));
         let mut start = vec![0u32; nodes + 1];
         for &(a, _, _) in &edges {
@@ -441,23 +604,25 @@ impl Built {
         self.start[v as usize] as usize..self.start[v as usize + 1] as usize
     }
 
-    /// A topological order of the nodes, or `None` if there is a cycle (Kahn's algorithm).
+    /// A topological order of the nodes, or `None` if there is a cycle (Kahn's algorithm, the lowest
+    /// ready node first: transactions are numbered in invocation order, so the order stays close to the
+    /// history's, which is what a database that respects real time committed).
     fn topological_order(&self) -> Option<Vec<u32>> {
         let n = self.nodes();
         let mut indegree = vec![0u32; n];
         for &t in &self.targets {
             indegree[t as usize] += 1;
         }
-        let mut ready: Vec<u32> = (0..n as u32).filter(|&v| indegree[v as usize] == 0).collect();
-        ready.reverse();
+        let mut ready: BinaryHeap<Reverse<u32>> =
+            (0..n as u32).filter(|&v| indegree[v as usize] == 0).map(Reverse).collect();
         let mut order = Vec::with_capacity(n);
-        while let Some(v) = ready.pop() {
+        while let Some(Reverse(v)) = ready.pop() {
             order.push(v);
             for e in self.out(v) {
                 let t = self.targets[e] as usize;
                 indegree[t] -= 1;
                 if indegree[t] == 0 {
-                    ready.push(t as u32);
+                    ready.push(Reverse(t as u32));
                 }
             }
         }
