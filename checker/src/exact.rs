@@ -253,41 +253,12 @@ enum Outcome {
 fn with_order(base: &Polygraph, txns: &Txns<'_>, order: Option<Kind>) -> Polygraph {
     let edges = match order {
         None => EdgeList::new(),
-        Some(Kind::Process) => session_edges(txns),
+        Some(Kind::Process) => orders::session_edges(txns),
         Some(_) => orders::realtime_edges(txns),
     };
     let mut known = base.known.clone();
     edges.for_each(|from, to, kind| known.push(KnownEdge { from, to, kind }));
     base.with_known(known)
-}
-
-/// Each process's order, as far as it is proven: its committed transactions one after another, and each
-/// indeterminate one after the committed one its process completed last before invoking it (if the
-/// indeterminate one took effect, it did so after that). Nothing follows an indeterminate transaction:
-/// it may have taken effect after its process went on.
-fn session_edges(txns: &Txns<'_>) -> EdgeList {
-    let mut by_process: std::collections::HashMap<histories::Process, Vec<TxnId>> = Default::default();
-    for t in txns.ids() {
-        if matches!(txns.outcome(t), histories::OpType::Ok | histories::OpType::Info) {
-            by_process.entry(txns.invoke(t).process()).or_default().push(t);
-        }
-    }
-    let mut edges = EdgeList::new();
-    for (_, mut ts) in by_process {
-        ts.sort_unstable_by_key(|&t| txns.invoke_position(t));
-        let mut last_ok: Option<TxnId> = None;
-        for t in ts {
-            if let Some(before) = last_ok
-                && txns.completion_position(before).is_some_and(|c| c < txns.invoke_position(t))
-            {
-                edges.add(before, t, Kind::Process);
-            }
-            if txns.outcome(t) == histories::OpType::Ok {
-                last_ok = Some(t);
-            }
-        }
-    }
-    edges
 }
 
 /// A refutation as cycles: one per case, each saying which write orders it supposes and why each of

@@ -357,7 +357,7 @@ impl DepGraph {
 /// instead of recursion, so a path through millions of transactions needs no deep call stack.
 /// Components come in reverse topological order, as petgraph's `tarjan_scc` gives them; the lone
 /// transactions, nearly all of a valid history's, are never copied out.
-fn strongly_connected(offsets: &[usize], targets: &[TxnId]) -> Vec<Vec<TxnId>> {
+pub(crate) fn strongly_connected(offsets: &[usize], targets: &[TxnId]) -> Vec<Vec<TxnId>> {
     let n = offsets.len() - 1;
     let mut tarjan = Tarjan {
         offsets,

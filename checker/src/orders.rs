@@ -2,8 +2,9 @@
 //! it ran its transactions one after another) and real-time order (T1 completed before T2 was invoked).
 //! Real-time edges are built as Elle's `realtime-graph` builds them: a transitive reduction, linking each
 //! invocation only from completed transactions that no later completion has superseded, which keeps the
-//! graph linear in size. Process edges link each process's consecutive committed transactions. This
-//! module owns building and explaining both orders.
+//! graph linear in size. Process edges link each process's consecutive committed transactions, as Elle's
+//! do; session edges, which the exact decisions use, also put an indeterminate transaction after its
+//! process's last committed one. This module owns building and explaining these orders.
 
 use histories::{OpType, Process};
 use rustc_hash::FxHashMap;
@@ -86,6 +87,35 @@ pub fn process_edges(txns: &Txns<'_>) -> EdgeList {
         let process = txns.invoke(id).process();
         if let Some((_, before)) = last.insert(process, (position, id)) {
             edges.add(before, id, Kind::Process);
+        }
+    }
+    edges
+}
+
+/// Each process's order, as far as it is proven: its committed transactions one after another, and each
+/// indeterminate one after the committed one its process completed last before invoking it (if the
+/// indeterminate one took effect, it did so after that). Nothing follows an indeterminate transaction:
+/// it may have taken effect after its process went on.
+pub fn session_edges(txns: &Txns<'_>) -> EdgeList {
+    let mut by_process: FxHashMap<Process, Vec<TxnId>> = Default::default();
+    for t in txns.ids() {
+        if matches!(txns.outcome(t), OpType::Ok | OpType::Info) {
+            by_process.entry(txns.invoke(t).process()).or_default().push(t);
+        }
+    }
+    let mut edges = EdgeList::new();
+    for (_, mut ts) in by_process {
+        ts.sort_unstable_by_key(|&t| txns.invoke_position(t));
+        let mut last_ok: Option<TxnId> = None;
+        for t in ts {
+            if let Some(before) = last_ok
+                && txns.completion_position(before).is_some_and(|c| c < txns.invoke_position(t))
+            {
+                edges.add(before, t, Kind::Process);
+            }
+            if txns.outcome(t) == OpType::Ok {
+                last_ok = Some(t);
+            }
         }
     }
     edges

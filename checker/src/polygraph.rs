@@ -112,9 +112,7 @@ impl Polygraph {
     /// The polygraph of `node_count` transactions with these `known` edges and these keys' writes: a
     /// constraint for every pair of a key's writes that its known order leaves unranked.
     pub(crate) fn new(node_count: usize, mut known: Vec<KnownEdge>, keys: Vec<KeyWrites>) -> Polygraph {
-        known.retain(|e| e.from != e.to);
-        known.sort_unstable();
-        known.dedup();
+        normalize(&mut known);
         let mut graph = Polygraph { node_count, known, ..Polygraph::default() };
         for key in keys {
             let base = graph.writes.len() as WriteId;
@@ -149,9 +147,7 @@ impl Polygraph {
 
     /// The same writes and constraints with other known edges.
     pub(crate) fn with_known(&self, mut known: Vec<KnownEdge>) -> Polygraph {
-        known.retain(|e| e.from != e.to);
-        known.sort_unstable();
-        known.dedup();
+        normalize(&mut known);
         Polygraph {
             node_count: self.node_count,
             known,
@@ -191,6 +187,13 @@ impl Polygraph {
             }
         }
     }
+}
+
+/// Known edges as the polygraph keeps them: no self-dependency, sorted, each once.
+fn normalize(known: &mut Vec<KnownEdge>) {
+    known.retain(|e| e.from != e.to);
+    known.sort_unstable();
+    known.dedup();
 }
 
 /// Which of `n` versions each of `starts` reaches along a version graph's `edges`: row `i` holds the

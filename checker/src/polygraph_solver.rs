@@ -564,7 +564,7 @@ fn chosen_order(graph: &Polygraph, span: &KeySpan, chosen: &[bool], score: &mut 
 
 /// One round's graph, in compressed rows.
 struct Built {
-    start: Vec<u32>,
+    start: Vec<usize>,
     targets: Vec<u32>,
     labels: Vec<CycleEdge>,
 }
@@ -584,7 +584,7 @@ impl Built {
         }
         edges.extend(rest);
         edges.dedup_by_key(|&mut (a, b, e)| (a, b, e.kind.is_anti()));
-        let mut start = vec![0u32; nodes + 1];
+        let mut start = vec![0usize; nodes + 1];
         for &(a, _, _) in &edges {
             start[a as usize + 1] += 1;
         }
@@ -601,7 +601,7 @@ impl Built {
     }
 
     fn out(&self, v: u32) -> std::ops::Range<usize> {
-        self.start[v as usize] as usize..self.start[v as usize + 1] as usize
+        self.start[v as usize]..self.start[v as usize + 1]
     }
 
     /// A topological order of the nodes, or `None` if there is a cycle (Kahn's algorithm, the lowest
@@ -629,67 +629,13 @@ impl Built {
         (order.len() == n).then_some(order)
     }
 
-    /// Strongly connected components (iterative Tarjan): each node's component, `u32::MAX` for a node in
-    /// no cycle.
+    /// Each node's strongly connected component, `u32::MAX` for a node in no cycle (the graph has no
+    /// self-loops: every edge joins two transactions).
     fn components(&self) -> Vec<u32> {
-        let n = self.nodes();
-        const UNSEEN: u32 = u32::MAX;
-        let mut index = vec![UNSEEN; n];
-        let mut low = vec![0u32; n];
-        let mut on_stack = vec![false; n];
-        let mut stack: Vec<u32> = Vec::new();
-        let mut component = vec![UNSEEN; n];
-        let mut next_index = 0u32;
-        let mut components = 0u32;
-        let mut calls: Vec<(u32, usize)> = Vec::new();
-        for root in 0..n as u32 {
-            if index[root as usize] != UNSEEN {
-                continue;
-            }
-            calls.push((root, self.out(root).start));
-            index[root as usize] = next_index;
-            low[root as usize] = next_index;
-            next_index += 1;
-            stack.push(root);
-            on_stack[root as usize] = true;
-            while let Some(&mut (v, ref mut e)) = calls.last_mut() {
-                let end = self.out(v).end;
-                if *e < end {
-                    let w = self.targets[*e];
-                    *e += 1;
-                    if index[w as usize] == UNSEEN {
-                        index[w as usize] = next_index;
-                        low[w as usize] = next_index;
-                        next_index += 1;
-                        stack.push(w);
-                        on_stack[w as usize] = true;
-                        calls.push((w, self.out(w).start));
-                    } else if on_stack[w as usize] {
-                        low[v as usize] = low[v as usize].min(index[w as usize]);
-                    }
-                    continue;
-                }
-                calls.pop();
-                if let Some(&(parent, _)) = calls.last() {
-                    low[parent as usize] = low[parent as usize].min(low[v as usize]);
-                }
-                if low[v as usize] == index[v as usize] {
-                    let mut members = Vec::new();
-                    while let Some(w) = stack.pop() {
-                        on_stack[w as usize] = false;
-                        members.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    let cyclic = members.len() > 1 || self.out(v).any(|e| self.targets[e] == v);
-                    if cyclic {
-                        for w in members {
-                            component[w as usize] = components;
-                        }
-                        components += 1;
-                    }
-                }
+        let mut component = vec![u32::MAX; self.nodes()];
+        for (c, members) in crate::graph::strongly_connected(&self.start, &self.targets).into_iter().enumerate() {
+            for v in members {
+                component[v as usize] = c as u32;
             }
         }
         component
@@ -744,7 +690,7 @@ impl Built {
 
     /// The node edge `e` leaves.
     fn source_of(&self, e: usize) -> u32 {
-        (self.start.partition_point(|&s| s as usize <= e) - 1) as u32
+        (self.start.partition_point(|&s| s <= e) - 1) as u32
     }
 
     /// The edges of a shortest path from `from` to `to` through nodes `inside` accepts (breadth first).

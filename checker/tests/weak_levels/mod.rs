@@ -5,3 +5,19 @@
 mod oracle;
 mod oracle_lists;
 mod patterns;
+
+/// The oracles' search: calls `f` on every permutation of `items[k..]` (after `items[..k]`) until it returns true.
+pub(crate) fn permutations(items: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize]) -> bool) -> bool {
+    if k == items.len() {
+        return f(items);
+    }
+    for i in k..items.len() {
+        items.swap(k, i);
+        if permutations(items, k + 1, f) {
+            items.swap(k, i);
+            return true;
+        }
+        items.swap(k, i);
+    }
+    false
+}

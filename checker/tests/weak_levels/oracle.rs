@@ -12,6 +12,8 @@
 use std::collections::BTreeMap;
 
 use checker::weak_levels::verdicts;
+
+use super::permutations;
 use histories::{History, Key, Mop, Observed, Op, OpType};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -232,22 +234,6 @@ fn some_commit_order(nodes: &[Node], level: usize) -> bool {
         }
         satisfied(&position)
     })
-}
-
-/// Calls `f` on every permutation of `items[k..]` (after `items[..k]`) until it returns true.
-fn permutations(items: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize]) -> bool) -> bool {
-    if k == items.len() {
-        return f(items);
-    }
-    for i in k..items.len() {
-        items.swap(k, i);
-        if permutations(items, k + 1, f) {
-            items.swap(k, i);
-            return true;
-        }
-        items.swap(k, i);
-    }
-    false
 }
 
 fn shorthand(txns: &[Txn]) -> String {

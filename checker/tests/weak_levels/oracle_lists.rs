@@ -11,6 +11,8 @@
 use std::collections::BTreeMap;
 
 use checker::weak_levels::verdicts;
+
+use super::permutations;
 use histories::{History, Key, Mop, Observed, Op, OpType};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -290,22 +292,6 @@ fn some_commit_order(
         }
         satisfied(&position)
     })
-}
-
-/// Calls `f` on every permutation of `items[k..]` (after `items[..k]`) until it returns true.
-fn permutations(items: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize]) -> bool) -> bool {
-    if k == items.len() {
-        return f(items);
-    }
-    for i in k..items.len() {
-        items.swap(k, i);
-        if permutations(items, k + 1, f) {
-            items.swap(k, i);
-            return true;
-        }
-        items.swap(k, i);
-    }
-    false
 }
 
 fn shorthand(txns: &[Txn]) -> String {
