@@ -172,11 +172,7 @@ pub(crate) fn decide(
             outcomes.push((*m, Outcome::Holds));
             continue;
         }
-        if found.unordered_pairs == 0
-            && !want_witness
-            && m.order == searched_order
-            && m.order != Some(Kind::Process)
-        {
+        if found.unordered_pairs == 0 && !want_witness && m.order == searched_order && m.order != Some(Kind::Process) {
             // Inference ranked every pair of writes, and its cycle search, over this model's order, found
             // nothing the model forbids: that search was already exact. (Its process order holds committed
             // transactions only, as Elle's does; the exact one also puts each indeterminate one after its

@@ -198,7 +198,8 @@ fn generate(rng: &mut Xoshiro256PlusPlus, workload: Workload) -> Generated {
                         given[k].push(v.unwrap_or_default());
                     }
                 }
-                let txn = Txn { process: p, outcome: Outcome::Ok, invoked: lines.len(), completed: 0, mops, lists: vec![] };
+                let txn =
+                    Txn { process: p, outcome: Outcome::Ok, invoked: lines.len(), completed: 0, mops, lists: vec![] };
                 lines.push(format!("{{\"type\":\"invoke\",\"process\":{p},\"value\":{}}}", mops_json(&txn, false)));
                 txns.push(txn);
                 in_flight[p] = Some(txns.len() - 1);

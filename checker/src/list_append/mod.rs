@@ -172,7 +172,13 @@ impl<'h> KeyFacts<'h> {
         row_writers.push(NO_TXN);
         row_writers.extend(versions.iter().map(|&e| writer(e).filter(|&w| txns.is_possible(w)).unwrap_or(NO_TXN)));
         let unshown = unshown::unshown(txns, appends, &elems, commit);
-        KeyFacts { elems, versions, summary: Summary { longest: list, first_bad, first_duplicate }, row_writers, unshown }
+        KeyFacts {
+            elems,
+            versions,
+            summary: Summary { longest: list, first_bad, first_duplicate },
+            row_writers,
+            unshown,
+        }
     }
 }
 

@@ -54,7 +54,8 @@ pub(super) fn unshown(
             continue;
         }
         // An element appended twice belongs to its first writer; a read showing it is another anomaly.
-        let own = group.iter().filter_map(|&(_, v)| elems.get(v).filter(|el| el.writer == t).map(|el| (v, el.position)));
+        let own =
+            group.iter().filter_map(|&(_, v)| elems.get(v).filter(|el| el.writer == t).map(|el| (v, el.position)));
         let mut last_unshown = None;
         let mut shown = false;
         for (v, position) in own {
@@ -130,9 +131,7 @@ impl ExactSource for Index<'_> {
                 let ordered = kept
                     .iter()
                     .map(|a| {
-                        kept.iter()
-                            .map(|b| matches!((a.position, b.position), (Some(p), Some(q)) if p < q))
-                            .collect()
+                        kept.iter().map(|b| matches!((a.position, b.position), (Some(p), Some(q)) if p < q)).collect()
                     })
                     .collect();
                 Some(KeyWrites { key: k as KeyId, writes, ordered })
