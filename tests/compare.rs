@@ -3,7 +3,7 @@
 //! the write skew and SQLite none. (PostgreSQL 15's SERIALIZABLE is not asserted clean: isocheck found it
 //! commit G2-item cycles now and then, `testdata/postgres-15-serializable/`.)
 
-use crate::util::{isocheck, pg_url};
+use crate::util::{isocheck, pg_url, system_of};
 
 #[test]
 #[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
@@ -34,7 +34,7 @@ fn compare_shows_every_cell_and_only_the_planted_defect_breaks_serializable() {
     let rows = json["rows"].as_array().unwrap();
     let shape: Vec<(String, String)> = rows
         .iter()
-        .map(|r| (r["db"].as_str().unwrap().to_string(), r["isolation"].as_str().unwrap().to_string()))
+        .map(|r| (system_of(r["db"].as_str().unwrap()).to_string(), r["isolation"].as_str().unwrap().to_string()))
         .collect();
     let mut expected = Vec::new();
     for db in ["engine (ssi-off)", "sqlite", "postgres"] {

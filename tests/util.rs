@@ -230,3 +230,12 @@ pub fn write_versions(dir: &Path) -> (usize, usize, usize) {
     }
     counts
 }
+
+/// A report column's system without the release a server reported: `postgres` of `postgres 15.18` (and of
+/// `postgres 18.6 [new]`), `engine (ssi-off)` as it is.
+pub fn system_of(column: &str) -> &str {
+    match column.split_once(' ') {
+        Some((name, rest)) if rest.starts_with(|c: char| c.is_ascii_digit()) => name,
+        _ => column,
+    }
+}

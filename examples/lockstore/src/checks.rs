@@ -60,7 +60,7 @@ pub fn hermitage(system: &dyn System, level: Level) -> anyhow::Result<Vec<verdic
     let mut cells = Vec::new();
     for s in scenario::bundled()? {
         let execution = step_runner::execute(system, level, &s)?;
-        cells.push(verdict::cell(system.name(), level.name(), &s, &execution)?);
+        cells.push(verdict::cell(system.name(), level.name(), level, &s, &execution)?);
     }
     Ok(cells)
 }
