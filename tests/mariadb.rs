@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::util::{self, isocheck, mysql_url, pg_url, run_json};
+use crate::util::{self, isocheck, mysql_url, pg_urls, run_json};
 
 fn db_args(url: &str) -> [&str; 4] {
     ["--db", "mariadb", "--url", url]
@@ -196,50 +196,53 @@ fn mariadb_holds_transactions_at_once() {
 #[ignore = "needs PostgreSQL and MariaDB: set ISOCHECK_PG_URL and ISOCHECK_MYSQL_URL, or run scripts/test"]
 fn compare_runs_the_four_systems_side_by_side() {
     let my = mysql_url("compare_runs_the_four_systems_side_by_side");
-    let pg = pg_url("compare_runs_the_four_systems_side_by_side");
-    let args = [
-        "compare",
-        "--db",
-        "engine,sqlite,postgres,mariadb",
-        "--url",
-        &pg,
-        "--url",
-        &my,
-        "--workload",
-        "write-skew",
-        "--txns",
-        "300",
-        "--rounds",
-        "1",
-        "--no-overlap",
-        "--format",
-        "json",
-    ];
-    let out = isocheck(&args, None);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let json: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
-    let rows = json["rows"].as_array().unwrap();
-    // A server's column names the release it reported (`postgres 15.18`, `mariadb 10.11.19`).
-    let shape: Vec<(&str, &str)> =
-        rows.iter().map(|r| (util::system_of(r["db"].as_str().unwrap()), r["isolation"].as_str().unwrap())).collect();
-    let mut expected = Vec::new();
-    for db in ["engine", "sqlite", "postgres", "mariadb"] {
-        for level in ["read-committed", "snapshot-isolation", "serializable"] {
-            expected.push((db, level));
+    for pg in pg_urls("compare_runs_the_four_systems_side_by_side") {
+        let args = [
+            "compare",
+            "--db",
+            "engine,sqlite,postgres,mariadb",
+            "--url",
+            &pg,
+            "--url",
+            &my,
+            "--workload",
+            "write-skew",
+            "--txns",
+            "300",
+            "--rounds",
+            "1",
+            "--no-overlap",
+            "--format",
+            "json",
+        ];
+        let out = isocheck(&args, None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let json: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+        let rows = json["rows"].as_array().unwrap();
+        // A server's column names the release it reported (`postgres 15.18`, `mariadb 10.11.19`).
+        let shape: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (util::system_of(r["db"].as_str().unwrap()), r["isolation"].as_str().unwrap()))
+            .collect();
+        let mut expected = Vec::new();
+        for db in ["engine", "sqlite", "postgres", "mariadb"] {
+            for level in ["read-committed", "snapshot-isolation", "serializable"] {
+                expected.push((db, level));
+            }
         }
+        assert_eq!(shape, expected, "one row per system and level, in order");
+        for row in rows {
+            assert!(row["commits"].as_u64().unwrap() > 0, "{row}");
+        }
+        let is_mariadb = |r: &Value| r["db"].as_str().is_some_and(|db| db.starts_with("mariadb 1"));
+        let mariadb_si = rows.iter().find(|r| is_mariadb(r) && r["isolation"] == "snapshot-isolation").unwrap();
+        assert!(
+            mariadb_si["level"].as_str().unwrap().contains("MariaDB's repeatable read is not snapshot isolation"),
+            "{mariadb_si}"
+        );
+        let mariadb_serializable = rows.iter().find(|r| is_mariadb(r) && r["isolation"] == "serializable").unwrap();
+        assert!(mariadb_serializable["anomalies"].as_array().unwrap().is_empty(), "{mariadb_serializable}");
     }
-    assert_eq!(shape, expected, "one row per system and level, in order");
-    for row in rows {
-        assert!(row["commits"].as_u64().unwrap() > 0, "{row}");
-    }
-    let is_mariadb = |r: &Value| r["db"].as_str().is_some_and(|db| db.starts_with("mariadb 1"));
-    let mariadb_si = rows.iter().find(|r| is_mariadb(r) && r["isolation"] == "snapshot-isolation").unwrap();
-    assert!(
-        mariadb_si["level"].as_str().unwrap().contains("MariaDB's repeatable read is not snapshot isolation"),
-        "{mariadb_si}"
-    );
-    let mariadb_serializable = rows.iter().find(|r| is_mariadb(r) && r["isolation"] == "serializable").unwrap();
-    assert!(mariadb_serializable["anomalies"].as_array().unwrap().is_empty(), "{mariadb_serializable}");
 }
 
 #[test]
