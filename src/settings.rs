@@ -25,6 +25,9 @@ pub enum DefectScope {
 impl SystemFlags {
     /// The one system a command runs against (`--db`, default the engine).
     pub fn spec(&self) -> anyhow::Result<SystemSpec> {
+        if !self.labels.is_empty() {
+            bail!("--label names a column of compare's and hermitage's reports; this command has none");
+        }
         let mut specs = self.specs(&[SystemKind::Engine], DefectScope::EverySystem)?;
         if specs.len() > 1 {
             bail!("--db names one system here, not {}", specs.len());
@@ -199,6 +202,11 @@ mod tests {
         let refused = one_url.specs(&[SystemKind::Engine], DefectScope::EngineOnly).map_err(|e| e.to_string());
         assert!(
             refused.err().is_some_and(|e| e.starts_with("--db names 2 postgres server(s) but 1 --url is for postgres"))
+        );
+        let run = system_flags(&["isocheck", "run", "--db", "engine", "--label", "a"]);
+        assert_eq!(
+            run.spec().map_err(|e| e.to_string()).err().as_deref(),
+            Some("--label names a column of compare's and hermitage's reports; this command has none")
         );
         let labels = system_flags(&["isocheck", "compare", "--db", "engine", "--label", "a", "--label", "b"]);
         let refused = labels.specs(&[SystemKind::Engine], DefectScope::EngineOnly).map_err(|e| e.to_string());
