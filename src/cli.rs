@@ -588,8 +588,9 @@ pub struct SystemFlags {
     #[arg(long, value_name = "URL")]
     pub url: Vec<String>,
 
-    /// compare and hermitage: a label of your own for a system, one per --db in its order (repeatable); the reports show it after the
-    /// system's name and the release the server reported (`postgres 18.6 [candidate]`).
+    /// compare and hermitage: a label of your own for a system, one per --db in its order (repeatable);
+    /// the reports show it after the system's name and the release the server reported (`postgres 18.6
+    /// [candidate]`).
     #[arg(long = "label", value_name = "LABEL")]
     pub labels: Vec<String>,
 
