@@ -24,6 +24,9 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
+pub use crate::galera_bootstrap::Bootstrap;
+use crate::galera_bootstrap::{Grastate, Known, Position, SavedState, ZERO_UUID, choose_bootstrap};
+
 /// Where Debian's galera-4 puts the provider.
 pub const GALERA_PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
 
@@ -85,6 +88,14 @@ pub enum ClusterError {
     /// A setting that cannot make a cluster.
     #[error("{0}")]
     Invalid(String),
+    /// A whole-cluster restart cannot tell which node is the most advanced.
+    #[error("cannot choose the node to bootstrap the cluster from: {why}; positions: {positions}")]
+    CannotBootstrap {
+        /// Why not.
+        why: String,
+        /// Every node and its position.
+        positions: String,
+    },
     /// `mariadbd --wsrep-recover` found no position.
     #[error("node {node}: mariadbd --wsrep-recover found no position; the end of its log:\n{log_tail}")]
     NoRecoveredPosition {
@@ -361,29 +372,108 @@ impl GaleraCluster {
         Ok(())
     }
 
-    /// Stops every node gracefully, last node first, and starts them again from their kept data: the
-    /// node stopped last (the first, which Galera marks `safe_to_bootstrap: 1`) bootstraps, the others
-    /// rejoin. Waits until every node is Synced and ready.
-    pub fn restart_cluster(&self) -> Result<(), ClusterError> {
+    /// Stops every node gracefully, last node first, and starts the cluster again from the kept data as
+    /// [`GaleraCluster::recover_cluster`] does: from the most advanced node, never a stale one (a node
+    /// that was down before the restart has older data, and bootstrapping from it would overwrite the
+    /// others' newer commits by state transfer). Waits until every node is Synced and ready.
+    pub fn restart_cluster(&self) -> Result<Bootstrap, ClusterError> {
         for i in (0..self.layout.nodes.len()).rev() {
             self.stop_node(i);
         }
-        let first = self.dir.join("n1/data/grastate.dat");
-        let grastate = std::fs::read_to_string(&first).map_err(io("reading", &first))?;
-        if !grastate.contains("safe_to_bootstrap: 1") {
-            // Not stopped cleanly last (it had crashed): the node may still bootstrap from its recovered
-            // position, which is at least the others', since every node stopped after it saw the same
-            // writes; Galera asks for this flag to be set by hand in exactly that case.
-            let fixed = grastate.replace("safe_to_bootstrap: 0", "safe_to_bootstrap: 1");
-            std::fs::write(&first, fixed).map_err(io("writing", &first))?;
+        self.recover_cluster()
+    }
+
+    /// SIGKILLs every node at once (a power failure) and every helper process, and waits until they
+    /// are gone; [`GaleraCluster::recover_cluster`] starts the cluster again.
+    pub fn kill_all(&self) -> Result<(), ClusterError> {
+        let servers: Vec<u32> = (0..self.layout.nodes.len()).filter_map(|i| self.pid(i)).collect();
+        for &pid in &servers {
+            signal(pid, Signal::SIGKILL);
         }
-        self.spawn(0, &["--wsrep-new-cluster"])?;
-        self.wait_synced(0, 1)?;
-        for i in 1..self.layout.nodes.len() {
-            self.spawn(i, &[])?;
-            self.wait_synced(i, i + 1)?;
+        for &pid in &servers {
+            wait_gone(pid, STOP_TIMEOUT);
+        }
+        for node in &self.layout.nodes {
+            for pid in self.helpers_of(&node.name) {
+                signal(pid, Signal::SIGKILL);
+            }
         }
         Ok(())
+    }
+
+    /// Starts a cluster whose servers are all stopped (gracefully or not) from their kept data, as
+    /// Galera documents a whole-cluster recovery: each node's position is read from its `grastate.dat`
+    /// or, when that says `-1` (it did not stop cleanly), recovered by `mariadbd --wsrep-recover`; the
+    /// node with the highest seqno bootstraps (a tie goes to the node Galera marked
+    /// `safe_to_bootstrap: 1`, the last to leave, then to the first node), and the others rejoin from
+    /// their positions. A node whose data holds no cluster state (the zero UUID: it never finished a
+    /// state transfer) rejoins by SST. When the positions cannot tell (a node's data does not recover,
+    /// or the nodes belong to different cluster histories) nothing is started and the error names every
+    /// node and its position: a wrong choice would destroy committed data. A server still running is
+    /// stopped first.
+    pub fn recover_cluster(&self) -> Result<Bootstrap, ClusterError> {
+        for i in (0..self.layout.nodes.len()).rev() {
+            self.stop_node(i);
+        }
+        let mut states = Vec::with_capacity(self.layout.nodes.len());
+        for i in 0..self.layout.nodes.len() {
+            states.push(self.saved_state(i)?);
+        }
+        let chosen = choose_bootstrap(&states)?;
+        let positions: Vec<(String, String)> = states.iter().map(|s| (s.node.clone(), s.position.describe())).collect();
+        let Known::At(position) = &states[chosen].position else {
+            return Err(ClusterError::Invalid("the bootstrap node has no position (a bug)".into()));
+        };
+        let position = position.to_string();
+        let file = self.node_dir(chosen).join("data/grastate.dat");
+        let grastate = std::fs::read_to_string(&file).map_err(io("reading", &file))?;
+        if !grastate.contains("safe_to_bootstrap: 1") {
+            // Galera asks for this by hand after a crash of every node, once the most advanced is known.
+            let fixed = grastate.replace("safe_to_bootstrap: 0", "safe_to_bootstrap: 1");
+            std::fs::write(&file, fixed).map_err(io("writing", &file))?;
+        }
+        self.spawn(chosen, &["--wsrep-new-cluster", &format!("--wsrep-start-position={position}")])?;
+        self.wait_synced(chosen, 1)?;
+        let mut running = 1;
+        for (i, state) in states.iter().enumerate() {
+            if i == chosen {
+                continue;
+            }
+            match &state.position {
+                Known::At(p) => self.spawn(i, &[&format!("--wsrep-start-position={p}")])?,
+                _ => self.spawn(i, &[])?,
+            };
+            running += 1;
+            self.wait_synced(i, running)?;
+        }
+        Ok(Bootstrap { node: states[chosen].node.clone(), position, positions })
+    }
+
+    /// Node `i`'s saved position, its server stopped: `grastate.dat`'s when it stopped cleanly, else
+    /// what `mariadbd --wsrep-recover` finds.
+    fn saved_state(&self, i: usize) -> Result<SavedState, ClusterError> {
+        let node = self.node(i)?.name.clone();
+        let file = self.node_dir(i).join("data/grastate.dat");
+        let grastate = std::fs::read_to_string(&file).map(|t| Grastate::parse(&t)).unwrap_or_default();
+        let safe = grastate.safe_to_bootstrap;
+        let position = match Position::new(&grastate.uuid, grastate.seqno) {
+            Some(p) if p.seqno >= 0 => Known::At(p),
+            _ => match self.recover(i) {
+                Ok(text) => Known::from_recovered(&text),
+                Err(ClusterError::NoRecoveredPosition { log_tail, .. }) => {
+                    let zero = log_tail.contains(&format!("Recovered position: {ZERO_UUID}:-1"));
+                    if zero {
+                        Known::Empty
+                    } else {
+                        let why =
+                            log_tail.lines().filter(|l| l.contains("[ERROR]")).take(2).collect::<Vec<_>>().join(" / ");
+                        Known::Unknown(if why.is_empty() { "no position recovered".into() } else { why })
+                    }
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        Ok(SavedState { node, position, safe_to_bootstrap: safe })
     }
 
     /// Waits until node `i` is Synced and ready in a cluster of `size` (0: of every node whose server
@@ -640,8 +730,9 @@ impl GaleraCluster {
         }
     }
 
-    /// Stops node `i` gracefully (SIGTERM), by SIGKILL if it has not exited within a minute.
-    fn stop_node(&self, i: usize) {
+    /// Stops node `i` gracefully (SIGTERM), by SIGKILL if it has not exited within a minute: it leaves
+    /// the cluster at once, which goes on without it.
+    pub fn stop_node(&self, i: usize) {
         if let Some(pid) = self.pid(i) {
             // A paused server cannot shut down.
             signal(pid, Signal::SIGCONT);

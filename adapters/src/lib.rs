@@ -47,6 +47,7 @@ mod engine_system;
 mod exec;
 pub mod exec_protocol;
 pub mod exec_server;
+pub mod galera_bootstrap;
 pub mod galera_cluster;
 mod level;
 mod mariadb;

@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use adapters::galera_cluster::Rejoin;
+use adapters::galera_cluster::{Bootstrap, Rejoin};
 use adapters::{ClusterError, GaleraCluster, KillSwitch};
 use histories::{Function, Op, OpType, OpValue, Process};
 
@@ -105,7 +105,7 @@ pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, share
             }
             Fault::RestartCluster(cluster) => {
                 invoke(&mut record, shared, "restart-cluster");
-                ("restart-cluster", outcome("all", cluster.restart_cluster().map(|()| None)))
+                ("restart-cluster", recovered(cluster.restart_cluster()))
             }
             Fault::KillConnections => {
                 invoke(&mut record, shared, "kill-connections");
@@ -157,6 +157,20 @@ fn outcome(node: &str, done: Result<Option<Rejoin>, ClusterError>) -> serde_json
         }
         Ok(Some(Rejoin::Sst { why })) => serde_json::json!({ "node": node, "rejoined": "sst", "recovery_failed": why }),
         Err(e) => serde_json::json!({ "node": node, "error": e.to_string() }),
+    }
+}
+
+/// A whole-cluster recovery's value: the node that bootstrapped, at which position, and every node's
+/// position before, or the error (a refusal names every position).
+fn recovered(done: Result<Bootstrap, ClusterError>) -> serde_json::Value {
+    match done {
+        Ok(b) => serde_json::json!({
+            "node": "all",
+            "bootstrapped": b.node,
+            "position": b.position,
+            "positions": b.positions.into_iter().map(|(n, p)| (n, serde_json::Value::String(p))).collect::<serde_json::Map<_, _>>(),
+        }),
+        Err(e) => serde_json::json!({ "node": "all", "error": e.to_string() }),
     }
 }
 
