@@ -141,6 +141,11 @@ pub struct ServeExecArgs {
     /// tests).
     #[arg(long, value_name = "OP:N", conflicts_with = "crash_on")]
     pub hang_on: Option<adapters::exec_server::PlantedFault>,
+
+    /// Answer the Nth request of this op with a fatal error and go on serving: OP:N (a run that
+    /// cannot go on, for the tests).
+    #[arg(long, value_name = "OP:N", conflicts_with_all = ["crash_on", "hang_on"])]
+    pub fatal_on: Option<adapters::exec_server::PlantedFault>,
 }
 
 /// Flags of `isocheck shrink`.

@@ -41,7 +41,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(why) = &done.ended_early {
         // The history up to the loss is written and checked above; the run itself did not finish.
-        eprintln!("isocheck: the run ended early, its system gone: {}", findings::escape::terminal_text(why));
+        eprintln!("isocheck: the run ended early: {}", findings::escape::terminal_text(why));
         return Ok(exit::USAGE);
     }
     Ok(exit_code(&done.result, &args.fail_on))
