@@ -307,6 +307,52 @@ fn galera_restart_cluster_with_a_node_down_bootstraps_from_the_most_advanced_and
 }
 
 #[test]
+#[ignore = "needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"]
+fn galera_node_that_cannot_restart_on_a_busy_port_degrades_the_run_with_the_reason_from_its_log() {
+    let (cluster, _turn) =
+        cluster("galera_node_that_cannot_restart_on_a_busy_port_degrades_the_run_with_the_reason_from_its_log");
+    let dir = cluster.dir().to_str().unwrap().to_string();
+    let port = cluster.nodes()[0].port;
+    // The nemesis kills n1 3 s in and restarts it when the clients stop at 7 s: meanwhile this thread
+    // takes n1's client port (free from the kill on), so the restart fails as one on a busy port does.
+    let squatter = std::thread::spawn(move || {
+        let started = Instant::now();
+        loop {
+            if let Ok(listener) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+                return Some(listener);
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    });
+    let args = ["--db", "galera", "--cluster-dir", &dir, "--isolation", "serializable", "--clients", "3"];
+    let (code, json, out) =
+        run_json(&[&args[..], &["--duration", "7s", "--nemesis", "kill-node", "--nemesis-every", "3s"]].concat());
+    let listener = squatter.join().expect("the squatting thread").expect("n1's port was free after its kill");
+    assert!([0, 1, 3].contains(&code), "{json}");
+    let flags = json["flags"].as_array().cloned().unwrap_or_default();
+    let degraded = flags.iter().find(|f| f["name"] == "degraded-cluster").unwrap_or_else(|| panic!("{json}"));
+    let nodes = degraded["figures"]["nodes"].as_array().unwrap_or_else(|| panic!("{degraded}"));
+    assert_eq!(nodes.len(), 1, "{degraded}");
+    assert_eq!(nodes[0]["node"], "n1", "{degraded}");
+    assert_eq!(nodes[0]["came_back"], false, "{degraded}");
+    let reason = nodes[0]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("Address already in use") || reason.contains("Bind"), "{degraded}");
+    // Commits per node are in run.json, and none went to n1 after its kill.
+    let per_node = &json["run"]["commits_per_node"];
+    assert!(per_node["n2"].as_u64().is_some_and(|n| n > 0) && per_node["n3"].as_u64().is_some(), "{json}");
+    let report = std::fs::read_to_string(out.path().join("run/report.md")).expect("report.md");
+    assert!(report.contains("degraded-cluster") && report.contains("commits per node"), "{report}");
+
+    // The port free again, n1 comes back.
+    drop(listener);
+    cluster.restart_node(0).unwrap_or_else(|e| panic!("{e}"));
+    assert_every_node_synced(&cluster);
+}
+
+#[test]
 fn node_nemeses_need_a_galera_cluster_directory() {
     let engine = isocheck(&["run", "--txns", "10", "--nemesis", "kill-node"], None);
     assert_eq!(engine.code, 2, "{}", engine.stderr);

@@ -76,7 +76,7 @@ pub enum ClusterError {
         node: String,
         /// Its client port.
         port: u16,
-        /// What happened: "did not sync within 180 s", "exited".
+        /// What happened: "did not sync within 180 s", "exited", "aborted".
         problem: String,
         /// What the node last said (or why it could not be asked).
         status: String,
@@ -488,8 +488,17 @@ impl GaleraCluster {
             if status.synced(size) {
                 return Ok(());
             }
+            let aborted = status.pid.is_some_and(|pid| aborted_since_start(&self.node_dir(i).join("error.log"), pid));
             let problem = if status.pid.is_none() {
                 Some("exited".to_string())
+            } else if aborted {
+                // A server that logged "Aborting" (a busy port, a failed state transfer) may linger for
+                // minutes in its shutdown; it will not sync, so it is stopped and reported now.
+                if let Some(pid) = status.pid {
+                    signal(pid, Signal::SIGKILL);
+                    wait_gone(pid, STOP_TIMEOUT);
+                }
+                Some("aborted".to_string())
             } else if started.elapsed() > SYNC_TIMEOUT {
                 Some(format!("did not sync within {} s", SYNC_TIMEOUT.as_secs()))
             } else {
@@ -897,6 +906,16 @@ fn all_pids() -> Vec<u32> {
         .unwrap_or_default()
 }
 
+/// Whether the log says the server `pid` is aborting: its own start line ("Starting MariaDB ... as
+/// process PID"), then "[ERROR] Aborting" (an earlier server's abort in the same log does not count).
+fn aborted_since_start(log: &Path, pid: u32) -> bool {
+    let text = tail(log, 2000);
+    let Some(at) = text.rfind("Starting MariaDB") else { return false };
+    let since = &text[at..];
+    let started = since.lines().next().is_some_and(|line| line.trim_end().ends_with(&format!("as process {pid}")));
+    started && since.contains("[ERROR] Aborting")
+}
+
 /// The last `lines` lines of a log file (its last 64 KiB at most), or why there are none.
 pub fn tail(path: &Path, lines: usize) -> String {
     let Ok(mut file) = std::fs::File::open(path) else { return format!("({} cannot be read)", path.display()) };
@@ -949,6 +968,24 @@ mod tests {
         assert!(err.starts_with("node n2 (port 25704) exited; last status: n2 port 25704 not running"), "{err}");
         assert!(err.ends_with("line 11\nline 12\nline 13\nline 14\nline 15\nline 16\nline 17\nline 18\nline 19\nline 20\nline 21\nline 22\nline 23\nline 24\nline 25\nline 26\nline 27\nline 28\nline 29\nline 30"), "{err}");
         assert!(!err.contains("line 10\n"), "{err}");
+    }
+
+    #[test]
+    fn only_the_current_servers_abort_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("error.log");
+        let start = |pid: u32| {
+            format!(
+                "2026-12-04 21:34:33 0 [Note] Starting MariaDB 10.11.19-MariaDB source revision x server_uid y= as process {pid}\n"
+            )
+        };
+        let aborting = "2026-12-04 21:35:15 0 [ERROR] Can't start server: Bind on TCP/IP port. Got error: 98: Address already in use\n2026-12-04 21:35:15 0 [ERROR] Aborting\n";
+        std::fs::write(&log, format!("{}{aborting}", start(10))).unwrap();
+        assert!(aborted_since_start(&log, 10));
+        // A new server (pid 11) has not logged its start yet: the old abort is not its.
+        assert!(!aborted_since_start(&log, 11));
+        std::fs::write(&log, format!("{}{aborting}{}[Note] WSREP: joining\n", start(10), start(11))).unwrap();
+        assert!(!aborted_since_start(&log, 11));
     }
 
     #[test]

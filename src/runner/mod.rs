@@ -9,6 +9,7 @@
 //! adapter's, and the verdict the checker's.
 
 mod client;
+pub mod cluster_health;
 pub mod nemesis;
 pub mod overlap;
 mod recorder;
