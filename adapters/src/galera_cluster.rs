@@ -488,7 +488,13 @@ impl GaleraCluster {
             if status.synced(size) {
                 return Ok(());
             }
-            let aborted = status.pid.is_some_and(|pid| aborted_since_start(&self.node_dir(i).join("error.log"), pid));
+            let aborted = status.pid.is_some_and(|pid| {
+                let offset = std::fs::read_to_string(self.node_dir(i).join("log.offset"))
+                    .ok()
+                    .and_then(|t| t.trim().parse().ok())
+                    .unwrap_or(0);
+                aborted_since_start(&self.node_dir(i).join("error.log"), offset, pid)
+            });
             let problem = if status.pid.is_none() {
                 Some("exited".to_string())
             } else if aborted {
@@ -653,6 +659,10 @@ impl GaleraCluster {
     /// standard streams), and records its pid.
     fn spawn(&self, i: usize, extra: &[&str]) -> Result<u32, ClusterError> {
         use std::os::unix::process::CommandExt;
+        // Where this server's part of the log begins, for [`aborted_since_start`].
+        let log_len = std::fs::metadata(self.node_dir(i).join("error.log")).map_or(0, |m| m.len());
+        let offset = self.node_dir(i).join("log.offset");
+        std::fs::write(&offset, format!("{log_len}\n")).map_err(io("writing", &offset))?;
         let mut child = Command::new(mariadbd())
             .arg(format!("--defaults-file={}", self.config_path(i).display()))
             .args(extra)
@@ -906,14 +916,21 @@ fn all_pids() -> Vec<u32> {
         .unwrap_or_default()
 }
 
-/// Whether the log says the server `pid` is aborting: its own start line ("Starting MariaDB ... as
-/// process PID"), then "[ERROR] Aborting" (an earlier server's abort in the same log does not count).
-fn aborted_since_start(log: &Path, pid: u32) -> bool {
-    let text = tail(log, 2000);
-    let Some(at) = text.rfind("Starting MariaDB") else { return false };
-    let since = &text[at..];
-    let started = since.lines().next().is_some_and(|line| line.trim_end().ends_with(&format!("as process {pid}")));
-    started && since.contains("[ERROR] Aborting")
+/// Whether the server `pid` logged that it is aborting: "[ERROR] Aborting" after its own start line
+/// ("Starting MariaDB ... as process PID"), in the log from `offset` (its length when the server was
+/// spawned) on; an earlier server's abort in the same log does not count.
+fn aborted_since_start(log: &Path, offset: u64, pid: u32) -> bool {
+    let Ok(mut file) = std::fs::File::open(log) else { return false };
+    if file.seek(SeekFrom::Start(offset)).is_err() {
+        return false;
+    }
+    let mut bytes = Vec::new();
+    if file.read_to_end(&mut bytes).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let Some(at) = text.find(&format!("as process {pid}\n")) else { return false };
+    text[at..].contains("[ERROR] Aborting")
 }
 
 /// The last `lines` lines of a log file (its last 64 KiB at most), or why there are none.
@@ -974,18 +991,18 @@ mod tests {
     fn only_the_current_servers_abort_counts() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("error.log");
-        let start = |pid: u32| {
-            format!(
-                "2026-12-04 21:34:33 0 [Note] Starting MariaDB 10.11.19-MariaDB source revision x server_uid y= as process {pid}\n"
-            )
-        };
-        let aborting = "2026-12-04 21:35:15 0 [ERROR] Can't start server: Bind on TCP/IP port. Got error: 98: Address already in use\n2026-12-04 21:35:15 0 [ERROR] Aborting\n";
-        std::fs::write(&log, format!("{}{aborting}", start(10))).unwrap();
-        assert!(aborted_since_start(&log, 10));
+        let start = |pid: u32| format!("2026-12-04 21:34:33 0 [Note] Starting MariaDB 10.11.19 as process {pid}\n");
+        let aborting = "2026-12-04 21:35:15 0 [ERROR] Can't start server: Bind on TCP/IP port. Got error: 98\n\
+                        2026-12-04 21:35:15 0 [ERROR] Aborting\n";
+        let earlier = format!("{}{aborting}", start(10));
+        std::fs::write(&log, &earlier).unwrap();
+        assert!(aborted_since_start(&log, 0, 10));
         // A new server (pid 11) has not logged its start yet: the old abort is not its.
-        assert!(!aborted_since_start(&log, 11));
-        std::fs::write(&log, format!("{}{aborting}{}[Note] WSREP: joining\n", start(10), start(11))).unwrap();
-        assert!(!aborted_since_start(&log, 11));
+        assert!(!aborted_since_start(&log, earlier.len() as u64, 11));
+        std::fs::write(&log, format!("{earlier}{}[Note] WSREP: joining\n", start(11))).unwrap();
+        assert!(!aborted_since_start(&log, earlier.len() as u64, 11));
+        std::fs::write(&log, format!("{earlier}{}{}{aborting}", "x".repeat(100_000), start(11))).unwrap();
+        assert!(aborted_since_start(&log, earlier.len() as u64, 11), "however long the log between");
     }
 
     #[test]
