@@ -163,6 +163,31 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// An error unless every port lies outside `range` (the kernel's ephemeral ports, which it hands to
+    /// outgoing connections: a client's connection may take a node's port while the node is down, and
+    /// its restart then fails on a busy port).
+    fn outside(&self, (low, high): (u16, u16)) -> Result<(), ClusterError> {
+        let last = self.nodes.last().map_or(self.base_port, |n| n.sst_port);
+        if last < low || self.base_port > high {
+            return Ok(());
+        }
+        Err(ClusterError::Invalid(format!(
+            "--base-port {} gives the nodes ports {}..={last}, inside the kernel's ephemeral range {low}..={high} \
+             (net.ipv4.ip_local_port_range), where an outgoing connection can take a node's port while it restarts; \
+             choose a base port outside it (the default, 25700, is)",
+            self.base_port, self.base_port
+        )))
+    }
+}
+
+/// The kernel's ephemeral port range (`/proc/sys/net/ipv4/ip_local_port_range`), if it can be read.
+fn ephemeral_range() -> Option<(u16, u16)> {
+    let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?;
+    let mut parts = text.split_whitespace().map(|p| p.parse::<u16>());
+    Some((parts.next()?.ok()?, parts.next()?.ok()?))
+}
+
 /// How a crashed node rejoined.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rejoin {
@@ -247,7 +272,11 @@ impl GaleraCluster {
             });
         }
         let user = nix::unistd::geteuid().is_root().then(|| "mysql".to_string());
-        let cluster = GaleraCluster { layout: Layout::new(nodes, base_port, user)?, dir };
+        let layout = Layout::new(nodes, base_port, user)?;
+        if let Some(range) = ephemeral_range() {
+            layout.outside(range)?;
+        }
+        let cluster = GaleraCluster { layout, dir };
         let layout = serde_json::to_string_pretty(&cluster.layout).unwrap_or_default();
         let file = cluster.dir.join("cluster.json");
         std::fs::write(&file, layout).map_err(io("writing", &file))?;
@@ -958,6 +987,18 @@ mod tests {
         assert!(Layout::new(0, 25700, None).is_err());
         assert!(Layout::new(3, 65530, None).is_err());
         assert!(Layout::new(3, 80, None).is_err());
+    }
+
+    #[test]
+    fn ports_inside_the_ephemeral_range_are_refused_and_ports_beside_it_are_not() {
+        let range = (32768, 60999);
+        assert!(Layout::new(3, 25700, None).unwrap().outside(range).is_ok());
+        // 32756..=32767: the last port just below the range.
+        assert!(Layout::new(3, 32756, None).unwrap().outside(range).is_ok());
+        assert!(Layout::new(3, 61000, None).unwrap().outside(range).is_ok());
+        let err = Layout::new(3, 32760, None).unwrap().outside(range).unwrap_err().to_string();
+        assert!(err.starts_with("--base-port 32760 gives the nodes ports 32760..=32771, inside the kernel's ephemeral range 32768..=60999"), "{err}");
+        assert!(Layout::new(3, 40000, None).unwrap().outside(range).is_err());
     }
 
     #[test]
