@@ -54,6 +54,25 @@ impl Client {
         Ok(self.record)
     }
 
+    /// Reads `keys`, `chunk` keys a final-read transaction, each chunk again after an abort (up to
+    /// `attempts` times), and returns the record.
+    pub(crate) fn final_reads(
+        mut self,
+        keys: &[histories::Key],
+        chunk: usize,
+        attempts: usize,
+    ) -> anyhow::Result<ClientLog> {
+        for keys in keys.chunks(chunk.max(1)) {
+            for _ in 0..attempts {
+                let Some(plan) = self.workload.final_read(keys.to_vec()) else { break };
+                if self.transaction(plan)? == OpType::Ok {
+                    break;
+                }
+            }
+        }
+        Ok(self.record)
+    }
+
     pub(crate) fn run(mut self) -> anyhow::Result<ClientLog> {
         self.shared.switches.set(self.id, self.session.kill_switch());
         while self.shared.claim().is_some() {

@@ -187,6 +187,10 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         records.insert(0, init_record(initial));
     }
     let ended_early = shared.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    if config.nemesis.is_some() && config.record && ended_early.is_none() && !interrupted() {
+        let finals = final_reads(config, &shared, &records);
+        records.extend(finals);
+    }
     if config.workload.final_plan().is_some() && ended_early.is_none() {
         records.push(final_transaction(config, &shared, &records)?);
     }
@@ -225,13 +229,58 @@ fn init_record(rows: Vec<(histories::Key, i64)>) -> recorder::ClientLog {
     }
 }
 
-/// Runs the workload's final transaction on a fresh session, under a process id no client used.
-fn final_transaction(
-    config: &RunConfig,
-    shared: &Arc<Shared>,
-    records: &[recorder::ClientLog],
-) -> anyhow::Result<recorder::ClientLog> {
-    let process = records
+/// Keys a final read takes at once: a client may have touched thousands.
+const FINAL_READ_KEYS: usize = 100;
+
+/// After the nemesis has healed what it broke: each client, on a fresh session and under a process id
+/// no one used, reads every key it touched, a chunk of keys a transaction named `final-read`, each
+/// chunk again after an abort (up to [`FINAL_ATTEMPTS`] times; each attempt is recorded), the clients at
+/// once. A client that cannot connect reads nothing (its log says why); the checker only counts the
+/// final reads that committed.
+fn final_reads(config: &RunConfig, shared: &Arc<Shared>, records: &[recorder::ClientLog]) -> Vec<recorder::ClientLog> {
+    let base = next_process(config, records);
+    let touched: Vec<Vec<histories::Key>> = (0..config.clients)
+        .map(|c| {
+            let keys: std::collections::BTreeSet<&histories::Key> = records
+                .get(c)
+                .map(|r| r.ops.iter().flat_map(|op| op.mops()).filter_map(histories::Mop::key).collect())
+                .unwrap_or_default();
+            keys.into_iter().cloned().collect()
+        })
+        .collect();
+    if touched.iter().all(Vec::is_empty) || config.workload.final_read(Vec::new()).is_none() {
+        return Vec::new();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = touched
+            .into_iter()
+            .enumerate()
+            .map(|(c, keys)| {
+                scope.spawn(move || -> Option<recorder::ClientLog> {
+                    let session = (0..FINAL_ATTEMPTS).find_map(|attempt| {
+                        std::thread::sleep(Duration::from_millis(200 * attempt as u64));
+                        config.system.connect().map_err(|e| log::warn!("final read of client {c}: {e}")).ok()
+                    })?;
+                    let client = Client::new(
+                        c,
+                        session,
+                        Arc::clone(&config.system),
+                        config.level,
+                        Arc::clone(&config.workload),
+                        Arc::clone(shared),
+                    )
+                    .with_process(base + c as u64);
+                    client.final_reads(&keys, FINAL_READ_KEYS, FINAL_ATTEMPTS).map_err(|e| log::warn!("{e}")).ok()
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok().flatten()).collect()
+    })
+}
+
+/// A process id above every one the records used (and above the clients').
+fn next_process(config: &RunConfig, records: &[recorder::ClientLog]) -> u64 {
+    records
         .iter()
         .flat_map(|r| &r.ops)
         .filter_map(|op| match op.process() {
@@ -240,7 +289,16 @@ fn final_transaction(
         })
         .max()
         .unwrap_or(config.clients as u64)
-        .max(config.clients as u64);
+        .max(config.clients as u64)
+}
+
+/// Runs the workload's final transaction on a fresh session, under a process id no client used.
+fn final_transaction(
+    config: &RunConfig,
+    shared: &Arc<Shared>,
+    records: &[recorder::ClientLog],
+) -> anyhow::Result<recorder::ClientLog> {
+    let process = next_process(config, records);
     let session = config.system.connect().context("connecting for the final read")?;
     let client = Client::new(
         config.clients,
