@@ -241,6 +241,117 @@ fn galera_restart_cluster_run_ends_records_the_fault_and_every_node_rejoins() {
     assert_every_node_synced(&cluster);
 }
 
+/// The keys `f` ops that committed touched.
+fn keys_of(ops: &[Value], f: &str) -> BTreeSet<String> {
+    ops.iter()
+        .filter(|op| op["process"] != "nemesis" && op["f"] == f && op["type"] == "ok")
+        .flat_map(|op| op["value"].as_array().cloned().unwrap_or_default())
+        .map(|mop| mop[1].to_string())
+        .collect()
+}
+
+/// Once the faults have healed, committed final reads cover every key a committed transaction touched,
+/// and they all come after the last fault.
+fn assert_final_reads_cover_every_key(ops: &[Value]) {
+    let touched = keys_of(ops, "txn");
+    assert!(!touched.is_empty(), "some transaction committed");
+    let read = keys_of(ops, "final-read");
+    assert!(touched.is_subset(&read), "keys never read back: {:?}", touched.difference(&read).collect::<Vec<_>>());
+    let last_fault = ops.iter().rposition(|op| op["process"] == "nemesis").expect("a fault");
+    let first_final = ops.iter().position(|op| op["f"] == "final-read").expect("a final read");
+    assert!(last_fault < first_final, "the final reads come after the last fault has healed");
+}
+
+#[test]
+#[ignore = "needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"]
+fn galera_kill_all_run_recovers_from_the_most_advanced_node_and_reads_every_key_back() {
+    let (cluster, _turn) = cluster("galera_kill_all_run_recovers_from_the_most_advanced_node_and_reads_every_key_back");
+    let before: Vec<Option<u32>> = (0..cluster.nodes().len()).map(|i| cluster.pid(i)).collect();
+    let (ops, _out) = run_under(&cluster, "kill-all");
+    let kills: Vec<&Value> =
+        ops.iter().filter(|op| op["process"] == "nemesis" && op["f"] == "kill-all" && op["type"] == "info").collect();
+    assert!(!kills.is_empty(), "the first kill comes 1.5 s into a 4 s run");
+    let recoveries: Vec<&Value> = ops
+        .iter()
+        .filter(|op| op["process"] == "nemesis" && op["f"] == "recover-cluster" && op["type"] == "info")
+        .collect();
+    assert_eq!(kills.len(), recoveries.len(), "every kill of all nodes is followed by a recovery");
+    for op in kills.iter().chain(&recoveries) {
+        assert!(op["value"].get("error").is_none(), "{op}");
+    }
+    for op in &recoveries {
+        assert!(op["value"]["bootstrapped"].as_str().is_some_and(|n| n.starts_with('n')), "{op}");
+        assert_eq!(op["value"]["positions"].as_object().map(serde_json::Map::len), Some(3), "{op}");
+    }
+    for (i, pid) in before.iter().enumerate() {
+        assert!(pid.is_some() && cluster.pid(i) != *pid, "node {} kept its server {pid:?}", i + 1);
+    }
+    assert_every_node_synced(&cluster);
+    // Whether the kill lost acknowledged commits is Galera's (it does not flush at commit here): a
+    // finding of docs/galera.md, not asserted. That every key was read back after it is the tool's.
+    assert_final_reads_cover_every_key(&ops);
+}
+
+#[test]
+#[ignore = "needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"]
+fn galera_partition_cuts_a_node_off_until_healed_and_a_partition_run_reads_every_key_back() {
+    let (cluster, _turn) =
+        cluster("galera_partition_cuts_a_node_off_until_healed_and_a_partition_run_reads_every_key_back");
+    // The fault itself: once Galera's 20 s suspect timeout has passed, the other two form a cluster of
+    // two, and the node cut off is in none it can write to; healed, it rejoins.
+    cluster.partition(2).unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let split = loop {
+        let status = cluster.status();
+        if status[0].size == Some(2) && status[1].size == Some(2) && status[2].ready != Some(true) {
+            break true;
+        }
+        if started.elapsed() > Duration::from_secs(180) {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let status = cluster.status();
+    cluster.heal_partition(2).unwrap_or_else(|e| panic!("{e}"));
+    assert!(split, "n3 was never cut off: {status:?}");
+    assert_every_node_synced(&cluster);
+
+    // A run: the partition of n1 comes 25 s in, beyond the suspect timeout, and is healed when the run ends.
+    let dir = cluster.dir().to_str().unwrap().to_string();
+    let (code, json, out) = run_json(&[
+        "--db",
+        "galera",
+        "--cluster-dir",
+        &dir,
+        "--isolation",
+        "serializable",
+        "--clients",
+        "6",
+        "--duration",
+        "30s",
+        "--nemesis",
+        "partition",
+        "--nemesis-every",
+        "25s",
+    ]);
+    assert!([0, 1, 3].contains(&code), "{json}");
+    assert_eq!(json["run"]["nemesis"], "partition", "{json}");
+    let ops = history(out.path());
+    let cuts = faults(&ops, "partition");
+    assert_eq!(cuts.len(), 1, "one partition, 25 s into a 30 s run");
+    assert_eq!(cuts[0]["node"], "n1");
+    assert_eq!(faults(&ops, "heal-partition").len(), 1, "healed");
+    assert_every_node_synced(&cluster);
+    assert_final_reads_cover_every_key(&ops);
+}
+
+#[test]
+fn nemeses_mix_when_repeated_and_a_mix_of_node_faults_still_needs_a_cluster() {
+    let out = isocheck(&["run", "--db", "sqlite", "--nemesis", "kill-connections", "--nemesis", "partition"], None);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--nemesis partition faults the nodes of a Galera cluster"), "{}", out.stderr);
+}
+
 /// A root connection to the node on `port`, in the cluster's database.
 fn sql(port: u16) -> mysql::Conn {
     let opts = mysql::OptsBuilder::new()

@@ -51,6 +51,39 @@ fn sqlite_survives_killed_connections() {
 }
 
 #[test]
+fn repeated_nemeses_take_turns_each_healed_before_the_next_acts() {
+    let (code, json, dir) = run_json(&[
+        "--db",
+        "sqlite",
+        "--duration",
+        "2s",
+        "--nemesis",
+        "kill-connections",
+        "--nemesis",
+        "commands",
+        "--nemesis-cmd",
+        "true",
+        "--heal-cmd",
+        "true",
+        "--nemesis-every",
+        "100ms",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["run"]["nemesis"], "kill-connections,commands (true / true)", "{json}");
+    let history = std::fs::read_to_string(dir.path().join("run/history.jsonl")).unwrap();
+    let faults: Vec<String> = history
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|op| op["process"] == "nemesis" && op["type"] == "info")
+        .map(|op| op["f"].as_str().unwrap().to_string())
+        .collect();
+    assert!(faults.len() >= 3, "{faults:?}");
+    for (i, f) in faults.iter().enumerate() {
+        assert_eq!(f, ["kill-connections", "break", "heal"][i % 3], "{faults:?}");
+    }
+}
+
+#[test]
 #[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_at_serializable_checks_valid() {
     let url = pg_url("postgres_at_serializable_checks_valid");

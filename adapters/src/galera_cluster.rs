@@ -339,6 +339,7 @@ impl GaleraCluster {
     /// the directory can hold a new cluster.
     pub fn down(&self) -> Result<Vec<u32>, ClusterError> {
         let stopped = self.stop_everything()?;
+        crate::galera_partition::clean_up(&crate::galera_partition::cluster_tag(&self.dir), &self.layout.nodes);
         let file = self.dir.join("cluster.json");
         std::fs::remove_file(&file).map_err(io("removing", &file))?;
         Ok(stopped)
@@ -377,6 +378,22 @@ impl GaleraCluster {
         };
         self.wait_synced(i, 0)?;
         Ok(rejoin)
+    }
+
+    /// Cuts node `i` off from the other nodes (`galera_partition`): its Galera traffic to and from them is
+    /// dropped, its clients' connections are not.
+    pub fn partition(&self, i: usize) -> Result<(), ClusterError> {
+        self.node(i)?;
+        let tag = crate::galera_partition::cluster_tag(&self.dir);
+        crate::galera_partition::cut(&tag, &self.layout.nodes, i, self.pid(i))
+    }
+
+    /// Heals node `i`'s partition and waits until it is Synced and ready in a cluster of every node running.
+    pub fn heal_partition(&self, i: usize) -> Result<(), ClusterError> {
+        self.node(i)?;
+        let tag = crate::galera_partition::cluster_tag(&self.dir);
+        crate::galera_partition::heal(&tag, &self.layout.nodes, i)?;
+        self.wait_synced(i, 0)
     }
 
     /// SIGSTOPs node `i`'s server (a process that stops answering, as under a long GC pause or a VM stall),
@@ -692,7 +709,8 @@ impl GaleraCluster {
         let log_len = std::fs::metadata(self.node_dir(i).join("error.log")).map_or(0, |m| m.len());
         let offset = self.node_dir(i).join("log.offset");
         std::fs::write(&offset, format!("{log_len}\n")).map_err(io("writing", &offset))?;
-        let mut child = Command::new(mariadbd())
+        let tag = crate::galera_partition::cluster_tag(&self.dir);
+        let mut child = crate::galera_partition::spawn_command(&mariadbd(), &tag, &self.layout.nodes[i].name)
             .arg(format!("--defaults-file={}", self.config_path(i).display()))
             .args(extra)
             .stdin(Stdio::null())

@@ -49,6 +49,7 @@ pub mod exec_protocol;
 pub mod exec_server;
 pub mod galera_bootstrap;
 pub mod galera_cluster;
+mod galera_partition;
 mod level;
 mod mariadb;
 mod postgres;

@@ -150,7 +150,9 @@ impl Client {
     /// system gone for good ends the run, which keeps the history it has.
     fn reconnect(&mut self) {
         let mut last = None;
-        for attempt in 0..50 {
+        let started = std::time::Instant::now();
+        let mut attempt = 0u64;
+        while attempt < 50 || started.elapsed() < self.shared.reconnect_for {
             match self.system.connect() {
                 Ok(session) => {
                     self.session = session;
@@ -160,7 +162,11 @@ impl Client {
                 Err(AdapterError::Gone { message, .. }) => return self.end_run(message),
                 Err(e) => last = Some(e),
             }
-            std::thread::sleep(std::time::Duration::from_millis(20 * (attempt + 1)));
+            if started.elapsed() >= self.shared.reconnect_for {
+                break;
+            }
+            attempt += 1;
+            std::thread::sleep(std::time::Duration::from_millis((20 * attempt).min(1000)));
         }
         let why = last.map_or_else(String::new, |e| e.to_string());
         self.end_run(format!("client {} could not reconnect: {why}", self.id));

@@ -26,7 +26,8 @@ const ONE_NODE_SHARE: f64 = 0.9;
 const ONE_NODE_MIN_COMMITS: u64 = 20;
 
 /// The faults that take a node down, and the operation that brings it back.
-const DOWN_UP: [(&str, &str); 2] = [("kill-node", "restart-node"), ("kill-all", "recover-cluster")];
+const DOWN_UP: [(&str, &str); 3] =
+    [("kill-node", "restart-node"), ("kill-all", "recover-cluster"), ("partition", "heal-partition")];
 
 /// One spell of a node being down, as the history shows it.
 #[derive(Debug, Clone, PartialEq)]

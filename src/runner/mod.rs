@@ -54,7 +54,7 @@ pub struct RunConfig {
     /// Whether to draw a progress bar on stderr (only drawn on a terminal).
     pub progress: bool,
     /// Faults to inject while the clients run, and how often.
-    pub nemesis: Option<(Fault, Duration)>,
+    pub nemesis: Option<(Vec<Fault>, Duration)>,
     /// Whether to record the history (off only to measure what recording costs).
     pub record: bool,
 }
@@ -94,6 +94,9 @@ pub(crate) struct Shared {
     pub(crate) record: bool,
     /// Why the run ended before its limit: the system is gone for good (an exec program that died).
     pub(crate) ended: std::sync::Mutex<Option<String>>,
+    /// How long a client tries to reconnect before the run ends: longer under a nemesis, which may keep
+    /// a whole cluster down while it recovers.
+    pub(crate) reconnect_for: Duration,
 }
 
 /// Set when the user asked every run to stop (Ctrl-C): runs under way invoke no more transactions, let
@@ -144,6 +147,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         clients: config.clients,
         record: config.record,
         ended: std::sync::Mutex::new(None),
+        reconnect_for: if config.nemesis.is_some() { RECONNECT_UNDER_NEMESIS } else { RECONNECT },
     });
     let mut clients = Vec::with_capacity(config.clients);
     for c in 0..config.clients {
@@ -161,9 +165,9 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let records = std::thread::scope(|scope| -> anyhow::Result<Vec<recorder::ClientLog>> {
         let handles: Vec<_> = clients.into_iter().map(|client| scope.spawn(move || client.run())).collect();
-        let nemesis = config.nemesis.as_ref().map(|(fault, every)| {
+        let nemesis = config.nemesis.as_ref().map(|(faults, every)| {
             let shared = &shared;
-            scope.spawn(move || nemesis::run(fault, *every, &shared.switches, shared))
+            scope.spawn(move || nemesis::run(faults, *every, &shared.switches, shared))
         });
         while handles.iter().any(|h| !h.is_finished()) {
             progress.set_position(shared.completed.load(Ordering::Relaxed));
@@ -211,6 +215,13 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     let history = recorder::merge(records).context("the recorded history is not well formed (a runner bug)")?;
     Ok(RunOutcome { history, elapsed, ok, fail, info, causes, messages, ended_early })
 }
+
+/// How long a client tries to reconnect to a system that refuses it.
+const RECONNECT: Duration = Duration::from_secs(25);
+
+/// How long under a nemesis: a whole Galera cluster recovering from `kill-all` (each node's position
+/// recovered, one node bootstrapped, the others rejoined) takes a minute on a loaded machine.
+const RECONNECT_UNDER_NEMESIS: Duration = Duration::from_secs(180);
 
 /// Attempts at the final transaction before giving up on it (each is recorded).
 const FINAL_ATTEMPTS: usize = 10;
