@@ -15,7 +15,7 @@
 //! writer); that cycle is `G-single-item-realtime`, which is what both anomalies imply in the
 //! taxonomy (`consistency_model`). A model without real time (serializable, repeatable read) permits
 //! a read ordered before a write it did not see; ask for `--anomaly lost` to look for lost writes at
-//! such a level. Each case names the write, when and on which node it was acknowledged, and the
+//! such a level (`isocheck run` does when it has a nemesis: every level promises durability). Each case names the write, when and on which node it was acknowledged, and the
 //! nemesis faults around it. This module owns those two anomalies; the final reads themselves are the
 //! runner's.
 
@@ -202,7 +202,8 @@ fn lost_case(
     let explanation = format!(
         "{w_name} wrote {value} to key {key} and was acknowledged at {at}{on}; the last fault before was {before}, \
          the next {after}. Every final read of key {key} that began after that acknowledgement misses {value} \
-         ({readers}), and no final read shows it: an acknowledged write is absent from the final state. Each of \
+         ({readers}), and no final read shows it: an acknowledged write is absent from the final state the final reads \
+         show (lost, or every final read of it is stale). Each of \
          those reads began after {w_name} completed, so in real time it follows {w_name}, yet it read a version \
          that {w_name}'s write follows: G-single-item-realtime.",
         w_name = txns.name(w),

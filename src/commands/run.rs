@@ -131,7 +131,13 @@ pub fn execute(
     } else {
         args.check.models.clone()
     };
-    let options = Options::new(&models, &args.check.anomalies)?.with_inference(super::check::inference(&args.check));
+    // A run with a nemesis ends with final reads: an acknowledged write none of them shows is looked for
+    // at every level (`lost`), since every level promises that a committed write stays committed.
+    let mut anomalies = args.check.anomalies.clone();
+    if !args.nemesis.is_empty() && !anomalies.iter().any(|a| a == "lost") {
+        anomalies.push("lost".to_string());
+    }
+    let options = Options::new(&models, &anomalies)?.with_inference(super::check::inference(&args.check));
     log::info!(
         "ran {} transactions in {:.3} s; checking against {}",
         outcome.ok + outcome.fail + outcome.info,
