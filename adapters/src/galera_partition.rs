@@ -5,9 +5,9 @@
 //! node 1 sends to node 2 from one node 3 sends to node 2. The kernel can tell by the sender's cgroup
 //! (iptables' `cgroup` match, cgroup v2): each server starts in a cgroup of its own
 //! ([`spawn_command`] moves the shell that `exec`s it there, so every socket it opens is tagged), and a
-//! partition of node i is two kinds of `DROP` rules in `OUTPUT` on `lo`, each tagged with a comment
-//! naming the cluster: any packet to node i's Galera ports (group communication, IST, SST), and any
-//! packet from node i's cgroup to another node's Galera ports. Clients' connections (the SQL port) are
+//! partition of node i is rules in `OUTPUT` on `lo`, each tagged with a comment naming the cluster,
+//! that drop both directions of every connection between node i's Galera ports (group communication,
+//! IST, SST) and the others' ([`rules`]). Clients' connections (the SQL port) are
 //! left alone, as in Jepsen, whose clients are not partitioned from their nodes. Needs root, cgroup v2
 //! and `iptables` (Debian's `iptables` package); without them a partition is an error saying which is
 //! missing. This module owns those rules and cgroups; the processes are `galera_cluster`'s.
@@ -66,43 +66,64 @@ fn in_cgroup(pid: u32, tag: &str, name: &str) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/cgroup")).is_ok_and(|t| t.lines().any(|l| l.trim() == want))
 }
 
-/// The rules that cut node `i` off, as `iptables` arguments after `-A`/`-D OUTPUT`.
+/// The rules that cut node `i` off, as `iptables` arguments after `-A`/`-D OUTPUT`, in order. Both
+/// directions of every connection between node i and another node are dropped, whichever side opened
+/// it: a connection another node opened to node i by its ports (what is sent to them, and what node i's
+/// cgroup sends from them); one node i opened to another by the connection's mark, set on node i's
+/// first packet to the other's ports and matched on every packet of that connection either way (on
+/// loopback both directions share one conntrack entry). A cut in one direction only would leave node i
+/// hearing the others while they do not hear it.
 fn rules(tag: &str, nodes: &[NodeLayout], i: usize) -> Vec<Vec<String>> {
     let ports = |n: &NodeLayout| format!("{},{},{}", n.gcomm_port, n.ist_port, n.sst_port);
     let comment = format!("{tag} partition {}", nodes[i].name);
-    let mut rules = vec![vec![
-        "-o".into(),
-        "lo".into(),
-        "-p".into(),
-        "tcp".into(),
-        "-m".into(),
-        "multiport".into(),
-        "--dports".into(),
-        ports(&nodes[i]),
-    ]];
+    let mark = format!("0x{:x}", PARTITION_MARK + i as u32);
+    let words = |w: &[&str]| w.iter().map(|s| (*s).to_string()).collect::<Vec<String>>();
+    let cgroup = node_cgroup(tag, &nodes[i].name);
+    let own = ports(&nodes[i]);
+    let drop = ["-j", "DROP"];
+    let mut rules = vec![
+        words(&[&["-o", "lo", "-p", "tcp", "-m", "multiport", "--dports", &own][..], &drop].concat()),
+        words(
+            &[
+                &["-o", "lo", "-p", "tcp", "-m", "cgroup", "--path", &cgroup, "-m", "multiport", "--sports", &own][..],
+                &drop,
+            ]
+            .concat(),
+        ),
+    ];
     for (j, other) in nodes.iter().enumerate() {
         if j != i {
-            rules.push(vec![
-                "-o".into(),
-                "lo".into(),
-                "-p".into(),
-                "tcp".into(),
-                "-m".into(),
-                "cgroup".into(),
-                "--path".into(),
-                node_cgroup(tag, &nodes[i].name),
-                "-m".into(),
-                "multiport".into(),
-                "--dports".into(),
-                ports(other),
-            ]);
+            let theirs = ports(other);
+            rules.push(words(&[
+                "-o",
+                "lo",
+                "-p",
+                "tcp",
+                "-m",
+                "cgroup",
+                "--path",
+                &cgroup,
+                "-m",
+                "multiport",
+                "--dports",
+                &theirs,
+                "-j",
+                "CONNMARK",
+                "--set-mark",
+                &mark,
+            ]));
         }
     }
+    rules.push(words(&[&["-o", "lo", "-m", "connmark", "--mark", &mark][..], &drop].concat()));
     for rule in &mut rules {
-        rule.extend(["-m".into(), "comment".into(), "--comment".into(), comment.clone(), "-j".into(), "DROP".into()]);
+        let at = rule.len() - if rule.contains(&"CONNMARK".to_string()) { 4 } else { 2 };
+        rule.splice(at..at, words(&["-m", "comment", "--comment", &comment]));
     }
     rules
 }
+
+/// The connection mark of node i's partition is this plus i.
+const PARTITION_MARK: u32 = 0x4c00;
 
 fn iptables(action: &str, rule: &[String]) -> Result<(), ClusterError> {
     let out = Command::new("iptables").args(["-w", action, "OUTPUT"]).args(rule).output().map_err(|e| {
@@ -185,12 +206,18 @@ mod tests {
     fn cutting_a_node_drops_what_reaches_its_galera_ports_and_what_its_cgroup_sends_to_the_others() {
         let rules = rules("isocheck-1", &nodes(), 1);
         let text: Vec<String> = rules.iter().map(|r| r.join(" ")).collect();
-        assert_eq!(text.len(), 3);
-        assert!(text[0].contains("--dports 27005,27006,27007") && !text[0].contains("cgroup"), "{}", text[0]);
-        assert!(text[1].contains("--path isocheck-1-n2 -m multiport --dports 27001,27002,27003"), "{}", text[1]);
-        assert!(text[2].contains("--dports 27009,27010,27011"), "{}", text[2]);
-        assert!(text.iter().all(|r| r.ends_with("--comment isocheck-1 partition n2 -j DROP")));
-        assert!(text.iter().all(|r| !r.contains("27004,") && !r.contains(" 27008")), "the SQL ports stay open");
+        assert_eq!(text.len(), 5, "{text:#?}");
+        assert!(text[0].starts_with("-o lo -p tcp -m multiport --dports 27005,27006,27007 -m comment"), "{}", text[0]);
+        assert!(text[1].contains("--path isocheck-1-n2 -m multiport --sports 27005,27006,27007"), "{}", text[1]);
+        assert!(text[2].contains("--path isocheck-1-n2 -m multiport --dports 27001,27002,27003"), "{}", text[2]);
+        assert!(text[2].ends_with("-j CONNMARK --set-mark 0x4c01"), "{}", text[2]);
+        assert!(text[3].contains("--dports 27009,27010,27011"), "{}", text[3]);
+        assert!(text[4].starts_with("-o lo -m connmark --mark 0x4c01 -m comment"), "{}", text[4]);
+        for (k, rule) in text.iter().enumerate() {
+            assert!(rule.contains("--comment isocheck-1 partition n2 -j"), "{rule}");
+            assert_eq!(rule.ends_with("-j DROP"), k != 2 && k != 3, "{rule}");
+        }
+        assert!(text.iter().all(|r| !r.contains("27004") && !r.contains("27008")), "the SQL ports stay open");
     }
 
     #[test]
