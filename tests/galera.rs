@@ -3,7 +3,9 @@
 //! and records each op's node (or keeps them on one with `--node-affinity`), and its history checks; a
 //! COMMIT in flight on a node that is SIGKILLed becomes `info`; runs under `kill-node` and `pause-node`
 //! end, record each fault with its node, and leave every node Synced; a run under `restart-cluster` ends,
-//! records the fault, and every server is a new one, Synced.
+//! records the fault, and every server is a new one, Synced; a run under `kill-all` recovers from the most
+//! advanced node; a partition cuts a node off until healed; and after those faults the final reads cover
+//! every key a transaction touched.
 //!
 //! Only what is deterministic is asserted: what Galera does to isolation (anomalies, abort counts,
 //! throughput) is a finding for docs/systems.md, and the histories are asserted to check (exit 0, 1 or 3,
