@@ -141,6 +141,11 @@ pub struct ServeExecArgs {
     /// tests).
     #[arg(long, value_name = "OP:N", conflicts_with = "crash_on")]
     pub hang_on: Option<adapters::exec_server::PlantedFault>,
+
+    /// Answer the Nth request of this op with a fatal error and go on serving: OP:N (a run that
+    /// cannot go on, for the tests).
+    #[arg(long, value_name = "OP:N", conflicts_with_all = ["crash_on", "hang_on"])]
+    pub fatal_on: Option<adapters::exec_server::PlantedFault>,
 }
 
 /// Flags of `isocheck shrink`.
@@ -369,11 +374,13 @@ pub struct RunArgs {
 
     /// Inject faults while the clients run: kill-connections breaks every client's connection
     /// (PostgreSQL: pg_terminate_backend; MariaDB: KILL CONNECTION; SQLite, engine: the session is
-    /// dropped); commands runs --nemesis-cmd and --heal-cmd alternately; kill-node, pause-node and
-    /// restart-cluster fault the nodes of a Galera cluster (--db galera --cluster-dir). Each fault is
-    /// recorded in the history as an operation of the nemesis process.
-    #[arg(long, value_enum)]
-    pub nemesis: Option<NemesisName>,
+    /// dropped); commands runs --nemesis-cmd and --heal-cmd alternately; kill-node, pause-node,
+    /// partition, restart-cluster and kill-all fault the nodes of a Galera cluster (--db galera
+    /// --cluster-dir). Repeat it to mix faults: they take turns, each healed before the next acts. Each
+    /// fault is recorded in the history as an operation of the nemesis process; once the last has
+    /// healed, every client reads every key it touched again (final reads).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub nemesis: Vec<NemesisName>,
 
     /// How often the nemesis acts.
     #[arg(long, value_parser = humantime::parse_duration, default_value = "1s")]
@@ -565,6 +572,13 @@ pub enum NemesisName {
     PauseNode,
     /// --db galera with --cluster-dir: stop every node and start them again from their data.
     RestartCluster,
+    /// --db galera with --cluster-dir: SIGKILL every node at once (a power failure), then start the
+    /// cluster again from the most advanced node.
+    KillAll,
+    /// --db galera with --cluster-dir, as root: cut one node (each in turn) off from the others
+    /// (iptables on loopback), heal it one interval later and wait until it has rejoined. An interval
+    /// under Galera's 20 s suspect timeout leaves the cluster whole.
+    Partition,
     /// Run --nemesis-cmd, then --heal-cmd, alternately.
     Commands,
 }

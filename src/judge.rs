@@ -1,6 +1,7 @@
 //! Judging a run: its history checked against the options (the invariants of a scenario workload and,
 //! where it is sound on the workload's micro-ops, the dependency graph), with the flags its timing
-//! raises (zero aborts under contention, resource aborts, transactions that ran one at a time). Every
+//! raises (zero aborts under contention, resource aborts, transactions that ran one at a time, a cluster
+//! that ran degraded or with almost all commits on one node). Every
 //! command that runs a workload, and the benchmarks, judge a run here. The checks themselves are the
 //! `checker` crate's; rendering the verdict is `findings`'.
 
@@ -10,9 +11,9 @@ use histories::History;
 
 use adapters::{Level, System};
 
-use crate::runner::RunOutcome;
 use crate::runner::resource_aborts::resource_aborts;
 use crate::runner::workload::TxnSource;
+use crate::runner::{RunOutcome, cluster_health};
 
 /// A run's verdict: its history checked (invariants and, where sound, the dependency graph), with the
 /// flags its timing raises, and how far the graph check went.
@@ -28,6 +29,9 @@ pub fn judge(
         check_with_invariants(&outcome.history, options, source.name(), source.graph_policy())?;
     result.flags.extend(timing::zero_abort_under_contention(&outcome.history, level.promised_model()));
     result.flags.extend(resource_aborts(outcome.fail, &outcome.causes, &outcome.messages));
+    result.flags.extend(cluster_health::degraded_cluster(&outcome.history, cluster_health::DOWN_THRESHOLD));
+    let per_node = crate::run_summary::commits_per_node(&outcome.history);
+    result.flags.extend(cluster_health::one_node_commits(&outcome.history, &per_node));
     if let Some(holds) = source.holds() {
         let timing = holds.timing(clients);
         result.flags.extend(timing::fully_serialized(&timing, "run", system.serialized_by_design()));

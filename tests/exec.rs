@@ -158,6 +158,37 @@ fn a_program_that_dies_before_a_commit_leaves_that_transaction_failed() {
 }
 
 #[test]
+fn a_run_that_dies_on_a_fatal_error_keeps_its_history_and_reports_why() {
+    // The 12th begin gets a fatal error (as MariaDB's 1146, a table gone): the run cannot go on.
+    let (code, json, dir, stderr) = run_lost(&serve_exec("--fatal-on begin:12"), &[]);
+    assert_eq!(code, 2, "a run that dies ends with exit 2: {json}");
+    assert!(stderr.contains("the run ended early: client 0:"), "{stderr}");
+    assert!(stderr.contains("a planted fatal error at begin 12"), "{stderr}");
+    assert_eq!(json["run"]["ok"], 11, "eleven commits before it: {json}");
+    let stopped = json["run"]["stopped_early"].as_str().unwrap_or_else(|| panic!("no stopped_early: {json}"));
+    assert!(stopped.contains("a planted fatal error at begin 12"), "{stopped}");
+    assert_ne!(json["valid"], false, "what the history kept shows no anomaly: {json}");
+    // The history so far is kept, the transaction that met the error `info` (its fate is unknown).
+    let ops = completions(&dir);
+    assert_eq!(ops.iter().filter(|op| op["type"] == "ok").count(), 11, "{ops:?}");
+    let fatal: Vec<&Value> = ops.iter().filter(|op| op["error"] == "planted-fatal").collect();
+    assert_eq!(fatal.len(), 1, "{ops:?}");
+    assert_eq!(fatal[0]["type"], "info", "{}", fatal[0]);
+    // The report and run.json say why it stopped.
+    let report = std::fs::read_to_string(dir.path().join("run/report.md")).expect("report.md");
+    assert!(report.contains("stopped early") && report.contains("a planted fatal error at begin 12"), "{report}");
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run/run.json")).expect("run.json")).unwrap();
+    assert_eq!(run["stopped_early"], json["run"]["stopped_early"]);
+
+    // The near miss: the same program without the fault runs to its limit, and nothing says it stopped.
+    let (code, json, _dir, stderr) = run_lost(&serve_exec(""), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(json["run"]["ok"], 50, "{json}");
+    assert!(json["run"].get("stopped_early").is_none(), "{json}");
+}
+
+#[test]
 fn a_program_that_hangs_on_a_commit_is_killed_after_the_exec_timeout() {
     // Generous: under load a healthy answer never takes this long, and a hung program ends the run here.
     let (code, json, dir, stderr) = run_lost(&serve_exec("--hang-on commit:12"), &["--exec-timeout", "20s"]);

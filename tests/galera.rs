@@ -3,7 +3,9 @@
 //! and records each op's node (or keeps them on one with `--node-affinity`), and its history checks; a
 //! COMMIT in flight on a node that is SIGKILLed becomes `info`; runs under `kill-node` and `pause-node`
 //! end, record each fault with its node, and leave every node Synced; a run under `restart-cluster` ends,
-//! records the fault, and every server is a new one, Synced.
+//! records the fault, and every server is a new one, Synced; a run under `kill-all` recovers from the most
+//! advanced node; a partition cuts a node off until healed; and after those faults the final reads cover
+//! every key a transaction touched.
 //!
 //! Only what is deterministic is asserted: what Galera does to isolation (anomalies, abort counts,
 //! throughput) is a finding for docs/systems.md, and the histories are asserted to check (exit 0, 1 or 3,
@@ -231,11 +233,235 @@ fn galera_restart_cluster_run_ends_records_the_fault_and_every_node_rejoins() {
     for op in &restarts {
         assert_eq!(op["value"]["node"], "all", "{op}");
         assert!(op["value"].get("error").is_none(), "{op}");
+        assert!(op["value"]["bootstrapped"].as_str().is_some_and(|n| n.starts_with('n')), "{op}");
+        assert_eq!(op["value"]["positions"].as_object().map(serde_json::Map::len), Some(3), "{op}");
     }
     // Every server was really stopped and started again, and the cluster formed again.
     for (i, pid) in before.iter().enumerate() {
         assert!(pid.is_some() && cluster.pid(i) != *pid, "node {} kept its server {pid:?}", i + 1);
     }
+    assert_every_node_synced(&cluster);
+}
+
+/// The keys `f` ops that committed touched.
+fn keys_of(ops: &[Value], f: &str) -> BTreeSet<String> {
+    ops.iter()
+        .filter(|op| op["process"] != "nemesis" && op["f"] == f && op["type"] == "ok")
+        .flat_map(|op| op["value"].as_array().cloned().unwrap_or_default())
+        .map(|mop| mop[1].to_string())
+        .collect()
+}
+
+/// Once the faults have healed, committed final reads cover every key a committed transaction touched,
+/// and they all come after the last fault.
+fn assert_final_reads_cover_every_key(ops: &[Value]) {
+    let touched = keys_of(ops, "txn");
+    assert!(!touched.is_empty(), "some transaction committed");
+    let read = keys_of(ops, "final-read");
+    assert!(touched.is_subset(&read), "keys never read back: {:?}", touched.difference(&read).collect::<Vec<_>>());
+    let last_fault = ops.iter().rposition(|op| op["process"] == "nemesis").expect("a fault");
+    let first_final = ops.iter().position(|op| op["f"] == "final-read").expect("a final read");
+    assert!(last_fault < first_final, "the final reads come after the last fault has healed");
+}
+
+#[test]
+#[ignore = "needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"]
+fn galera_kill_all_run_recovers_from_the_most_advanced_node_and_reads_every_key_back() {
+    let (cluster, _turn) = cluster("galera_kill_all_run_recovers_from_the_most_advanced_node_and_reads_every_key_back");
+    let before: Vec<Option<u32>> = (0..cluster.nodes().len()).map(|i| cluster.pid(i)).collect();
+    let (ops, _out) = run_under(&cluster, "kill-all");
+    let kills: Vec<&Value> =
+        ops.iter().filter(|op| op["process"] == "nemesis" && op["f"] == "kill-all" && op["type"] == "info").collect();
+    assert!(!kills.is_empty(), "the first kill comes 1.5 s into a 4 s run");
+    let recoveries: Vec<&Value> = ops
+        .iter()
+        .filter(|op| op["process"] == "nemesis" && op["f"] == "recover-cluster" && op["type"] == "info")
+        .collect();
+    assert_eq!(kills.len(), recoveries.len(), "every kill of all nodes is followed by a recovery");
+    for op in kills.iter().chain(&recoveries) {
+        assert!(op["value"].get("error").is_none(), "{op}");
+    }
+    for op in &recoveries {
+        assert!(op["value"]["bootstrapped"].as_str().is_some_and(|n| n.starts_with('n')), "{op}");
+        assert_eq!(op["value"]["positions"].as_object().map(serde_json::Map::len), Some(3), "{op}");
+    }
+    for (i, pid) in before.iter().enumerate() {
+        assert!(pid.is_some() && cluster.pid(i) != *pid, "node {} kept its server {pid:?}", i + 1);
+    }
+    assert_every_node_synced(&cluster);
+    // Whether the kill lost acknowledged commits is Galera's (it does not flush at commit here): a
+    // finding of docs/galera.md, not asserted. That every key was read back after it is the tool's.
+    assert_final_reads_cover_every_key(&ops);
+}
+
+#[test]
+#[ignore = "needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"]
+fn galera_partition_cuts_a_node_off_until_healed_and_a_partition_run_reads_every_key_back() {
+    let (cluster, _turn) =
+        cluster("galera_partition_cuts_a_node_off_until_healed_and_a_partition_run_reads_every_key_back");
+    // The fault itself: once Galera's 20 s suspect timeout has passed, the other two form a cluster of
+    // two, and the node cut off is in none it can write to; healed, it rejoins.
+    cluster.partition(2).unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let split = loop {
+        let status = cluster.status();
+        if status[0].size == Some(2) && status[1].size == Some(2) && status[2].ready != Some(true) {
+            break true;
+        }
+        if started.elapsed() > Duration::from_secs(180) {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let status = cluster.status();
+    cluster.heal_partition(2).unwrap_or_else(|e| panic!("{e}"));
+    assert!(split, "n3 was never cut off: {status:?}");
+    assert_every_node_synced(&cluster);
+
+    // A run: the partition of n1 comes 25 s in, beyond the suspect timeout, and is healed when the run ends.
+    let dir = cluster.dir().to_str().unwrap().to_string();
+    let (code, json, out) = run_json(&[
+        "--db",
+        "galera",
+        "--cluster-dir",
+        &dir,
+        "--isolation",
+        "serializable",
+        "--clients",
+        "6",
+        "--duration",
+        "30s",
+        "--nemesis",
+        "partition",
+        "--nemesis-every",
+        "25s",
+    ]);
+    assert!([0, 1, 3].contains(&code), "{json}");
+    assert_eq!(json["run"]["nemesis"], "partition", "{json}");
+    let ops = history(out.path());
+    let cuts = faults(&ops, "partition");
+    assert_eq!(cuts.len(), 1, "one partition, 25 s into a 30 s run");
+    assert_eq!(cuts[0]["node"], "n1");
+    assert_eq!(faults(&ops, "heal-partition").len(), 1, "healed");
+    assert_every_node_synced(&cluster);
+    assert_final_reads_cover_every_key(&ops);
+}
+
+#[test]
+fn nemeses_mix_when_repeated_and_a_mix_of_node_faults_still_needs_a_cluster() {
+    let out = isocheck(&["run", "--db", "sqlite", "--nemesis", "kill-connections", "--nemesis", "partition"], None);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--nemesis partition faults the nodes of a Galera cluster"), "{}", out.stderr);
+}
+
+/// A root connection to the node on `port`, in the cluster's database.
+fn sql(port: u16) -> mysql::Conn {
+    let opts = mysql::OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(port)
+        .user(Some("root"))
+        .db_name(Some(adapters::galera_cluster::DATABASE))
+        .prefer_socket(false);
+    mysql::Conn::new(opts).unwrap_or_else(|e| panic!("port {port}: {e}"))
+}
+
+/// The rows of `table` on the node on `port`, in order.
+fn rows(port: u16, table: &str) -> Vec<(i64, i64)> {
+    use mysql::prelude::Queryable;
+    sql(port).query(format!("SELECT id, v FROM {table} ORDER BY id")).unwrap_or_else(|e| panic!("port {port}: {e}"))
+}
+
+#[test]
+#[ignore = "needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"]
+fn galera_restart_cluster_with_a_node_down_bootstraps_from_the_most_advanced_and_loses_no_commit() {
+    use mysql::prelude::Queryable;
+    let (cluster, _turn) =
+        cluster("galera_restart_cluster_with_a_node_down_bootstraps_from_the_most_advanced_and_loses_no_commit");
+    let table = "restart_survivors";
+    let ports: Vec<u16> = cluster.nodes().iter().map(|n| n.port).collect();
+    let mut n2 = sql(ports[1]);
+    n2.query_drop(format!("DROP TABLE IF EXISTS {table}")).unwrap();
+    n2.query_drop(format!("CREATE TABLE {table} (id INT PRIMARY KEY, v INT NOT NULL)")).unwrap();
+    // n1 leaves; n2 and n3 go on and commit rows n1 never sees, so its data is behind theirs.
+    cluster.stop_node(0);
+    let committed: Vec<(i64, i64)> = (1..=20).map(|id| (id, id * 7)).collect();
+    for (id, v) in &committed {
+        n2.exec_drop(format!("INSERT INTO {table} (id, v) VALUES (?, ?)"), (id, v)).unwrap();
+    }
+    drop(n2);
+
+    let boot = cluster.restart_cluster().unwrap_or_else(|e| panic!("{e}"));
+    assert_ne!(boot.node, "n1", "the stale node bootstrapped: {boot:?}");
+    let seqno = |node: &str| -> i64 {
+        let (_, p) = boot.positions.iter().find(|(n, _)| n == node).unwrap_or_else(|| panic!("{boot:?}"));
+        p.rsplit_once(':').and_then(|(_, s)| s.parse().ok()).unwrap_or_else(|| panic!("{p}"))
+    };
+    assert!(seqno("n1") < seqno(&boot.node), "{boot:?}");
+    assert_every_node_synced(&cluster);
+    for &port in &ports {
+        assert_eq!(rows(port, table), committed, "port {port} after the restart from {}", boot.node);
+    }
+
+    // The near miss: every node up and stopped in turn, n3 first, n1 last. Each departure is an event
+    // of the cluster's history (Galera 4 numbers view changes), so the last to leave, n1, is the most
+    // advanced: it bootstraps, and nothing is lost either.
+    let boot = cluster.restart_cluster().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(boot.node, "n1", "{boot:?}");
+    let seqno = |node: &str| -> i64 {
+        let (_, p) = boot.positions.iter().find(|(n, _)| n == node).unwrap_or_else(|| panic!("{boot:?}"));
+        p.rsplit_once(':').and_then(|(_, s)| s.parse().ok()).unwrap_or_else(|| panic!("{p}"))
+    };
+    assert!(seqno("n1") >= seqno("n2") && seqno("n1") >= seqno("n3"), "{boot:?}");
+    assert_every_node_synced(&cluster);
+    for &port in &ports {
+        assert_eq!(rows(port, table), committed, "port {port} after the second restart");
+    }
+    sql(ports[0]).query_drop(format!("DROP TABLE {table}")).unwrap();
+}
+
+#[test]
+#[ignore = "needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"]
+fn galera_node_that_cannot_restart_on_a_busy_port_degrades_the_run_with_the_reason_from_its_log() {
+    let (cluster, _turn) =
+        cluster("galera_node_that_cannot_restart_on_a_busy_port_degrades_the_run_with_the_reason_from_its_log");
+    let dir = cluster.dir().to_str().unwrap().to_string();
+    let port = cluster.nodes()[0].port;
+    // The nemesis kills n1 3 s in and restarts it when the clients stop at 7 s: meanwhile this thread
+    // takes n1's client port (free from the kill on), so the restart fails as one on a busy port does.
+    let squatter = std::thread::spawn(move || {
+        let started = Instant::now();
+        loop {
+            if let Ok(listener) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+                return Some(listener);
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    });
+    let args = ["--db", "galera", "--cluster-dir", &dir, "--isolation", "serializable", "--clients", "3"];
+    let (code, json, out) =
+        run_json(&[&args[..], &["--duration", "7s", "--nemesis", "kill-node", "--nemesis-every", "3s"]].concat());
+    let listener = squatter.join().expect("the squatting thread").expect("n1's port was free after its kill");
+    assert!([0, 1, 3].contains(&code), "{json}");
+    let flags = json["flags"].as_array().cloned().unwrap_or_default();
+    let degraded = flags.iter().find(|f| f["name"] == "degraded-cluster").unwrap_or_else(|| panic!("{json}"));
+    let nodes = degraded["figures"]["nodes"].as_array().unwrap_or_else(|| panic!("{degraded}"));
+    assert_eq!(nodes.len(), 1, "{degraded}");
+    assert_eq!(nodes[0]["node"], "n1", "{degraded}");
+    assert_eq!(nodes[0]["came_back"], false, "{degraded}");
+    let reason = nodes[0]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("Address already in use") || reason.contains("Bind"), "{degraded}");
+    // Commits per node are in run.json, and none went to n1 after its kill.
+    let per_node = &json["run"]["commits_per_node"];
+    assert!(per_node["n2"].as_u64().is_some_and(|n| n > 0) && per_node["n3"].as_u64().is_some(), "{json}");
+    let report = std::fs::read_to_string(out.path().join("run/report.md")).expect("report.md");
+    assert!(report.contains("degraded-cluster") && report.contains("commits per node"), "{report}");
+
+    // The port free again, n1 comes back.
+    drop(listener);
+    cluster.restart_node(0).unwrap_or_else(|e| panic!("{e}"));
     assert_every_node_synced(&cluster);
 }
 

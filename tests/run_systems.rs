@@ -34,6 +34,53 @@ fn sqlite_survives_killed_connections() {
     assert_eq!(code, 0, "{json}");
     let history = std::fs::read_to_string(dir.path().join("run/history.jsonl")).unwrap();
     assert!(history.contains(r#""process":"nemesis""#), "the faults are in the history");
+    // After the faults, every key a client touched is read again by a committed final read.
+    let ops: Vec<serde_json::Value> = history.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let keys = |f: &str| -> std::collections::BTreeSet<String> {
+        ops.iter()
+            .filter(|op| op["f"] == f && op["type"] == "ok")
+            .flat_map(|op| op["value"].as_array().cloned().unwrap_or_default())
+            .map(|mop| mop[1].to_string())
+            .collect()
+    };
+    assert!(!keys("txn").is_empty());
+    assert_eq!(keys("final-read"), keys("txn"), "the final reads cover every key touched");
+    let last_fault = ops.iter().rposition(|op| op["process"] == "nemesis").unwrap();
+    let first_final = ops.iter().position(|op| op["f"] == "final-read").unwrap();
+    assert!(last_fault < first_final, "the final reads come after the last fault");
+}
+
+#[test]
+fn repeated_nemeses_take_turns_each_healed_before_the_next_acts() {
+    let (code, json, dir) = run_json(&[
+        "--db",
+        "sqlite",
+        "--duration",
+        "2s",
+        "--nemesis",
+        "kill-connections",
+        "--nemesis",
+        "commands",
+        "--nemesis-cmd",
+        "true",
+        "--heal-cmd",
+        "true",
+        "--nemesis-every",
+        "100ms",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["run"]["nemesis"], "kill-connections,commands (true / true)", "{json}");
+    let history = std::fs::read_to_string(dir.path().join("run/history.jsonl")).unwrap();
+    let faults: Vec<String> = history
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|op| op["process"] == "nemesis" && op["type"] == "info")
+        .map(|op| op["f"].as_str().unwrap().to_string())
+        .collect();
+    assert!(faults.len() >= 3, "{faults:?}");
+    for (i, f) in faults.iter().enumerate() {
+        assert_eq!(f, ["kill-connections", "break", "heal"][i % 3], "{faults:?}");
+    }
 }
 
 #[test]

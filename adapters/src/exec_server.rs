@@ -35,6 +35,9 @@ pub enum FaultAction {
     Exit,
     /// The server stops reading and never answers again: the caller blocks forever.
     Hang,
+    /// The server answers that request with a fatal error (a fault of the run, as a table that does
+    /// not exist) and goes on serving.
+    Fatal,
 }
 
 impl std::str::FromStr for PlantedFault {
@@ -112,7 +115,12 @@ pub fn serve(
         let count = seen.entry(name).or_default();
         *count += 1;
         if let Some(fault) = fault.filter(|f| f.op == name && f.nth == *count) {
-            return Ok(Served::Fault(fault.action));
+            if fault.action != FaultAction::Fatal {
+                return Ok(Served::Fault(fault.action));
+            }
+            let body = fatal("planted-fatal", format!("a planted fatal error at {name} {count}"));
+            answer(&output, &Response::error(request.id, body))?;
+            continue;
         }
         let id = request.id;
         let response = match (request.op, request.session) {

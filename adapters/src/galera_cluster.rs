@@ -24,6 +24,9 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
+pub use crate::galera_bootstrap::Bootstrap;
+use crate::galera_bootstrap::{Grastate, Known, Position, SavedState, ZERO_UUID, choose_bootstrap};
+
 /// Where Debian's galera-4 puts the provider.
 pub const GALERA_PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
 
@@ -73,7 +76,7 @@ pub enum ClusterError {
         node: String,
         /// Its client port.
         port: u16,
-        /// What happened: "did not sync within 180 s", "exited".
+        /// What happened: "did not sync within 180 s", "exited", "aborted".
         problem: String,
         /// What the node last said (or why it could not be asked).
         status: String,
@@ -85,6 +88,14 @@ pub enum ClusterError {
     /// A setting that cannot make a cluster.
     #[error("{0}")]
     Invalid(String),
+    /// A whole-cluster restart cannot tell which node is the most advanced.
+    #[error("cannot choose the node to bootstrap the cluster from: {why}; positions: {positions}")]
+    CannotBootstrap {
+        /// Why not.
+        why: String,
+        /// Every node and its position.
+        positions: String,
+    },
     /// `mariadbd --wsrep-recover` found no position.
     #[error("node {node}: mariadbd --wsrep-recover found no position; the end of its log:\n{log_tail}")]
     NoRecoveredPosition {
@@ -150,6 +161,31 @@ impl Layout {
             .collect();
         Ok(Layout { base_port, user, nodes })
     }
+}
+
+impl Layout {
+    /// An error unless every port lies outside `range` (the kernel's ephemeral ports, which it hands to
+    /// outgoing connections: a client's connection may take a node's port while the node is down, and
+    /// its restart then fails on a busy port).
+    fn outside(&self, (low, high): (u16, u16)) -> Result<(), ClusterError> {
+        let last = self.nodes.last().map_or(self.base_port, |n| n.sst_port);
+        if last < low || self.base_port > high {
+            return Ok(());
+        }
+        Err(ClusterError::Invalid(format!(
+            "--base-port {} gives the nodes ports {}..={last}, inside the kernel's ephemeral range {low}..={high} \
+             (net.ipv4.ip_local_port_range), where an outgoing connection can take a node's port while it restarts; \
+             choose a base port outside it (the default, 25700, is)",
+            self.base_port, self.base_port
+        )))
+    }
+}
+
+/// The kernel's ephemeral port range (`/proc/sys/net/ipv4/ip_local_port_range`), if it can be read.
+fn ephemeral_range() -> Option<(u16, u16)> {
+    let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?;
+    let mut parts = text.split_whitespace().map(|p| p.parse::<u16>());
+    Some((parts.next()?.ok()?, parts.next()?.ok()?))
 }
 
 /// How a crashed node rejoined.
@@ -236,7 +272,11 @@ impl GaleraCluster {
             });
         }
         let user = nix::unistd::geteuid().is_root().then(|| "mysql".to_string());
-        let cluster = GaleraCluster { layout: Layout::new(nodes, base_port, user)?, dir };
+        let layout = Layout::new(nodes, base_port, user)?;
+        if let Some(range) = ephemeral_range() {
+            layout.outside(range)?;
+        }
+        let cluster = GaleraCluster { layout, dir };
         let layout = serde_json::to_string_pretty(&cluster.layout).unwrap_or_default();
         let file = cluster.dir.join("cluster.json");
         std::fs::write(&file, layout).map_err(io("writing", &file))?;
@@ -299,6 +339,7 @@ impl GaleraCluster {
     /// the directory can hold a new cluster.
     pub fn down(&self) -> Result<Vec<u32>, ClusterError> {
         let stopped = self.stop_everything()?;
+        crate::galera_partition::clean_up(&crate::galera_partition::cluster_tag(&self.dir), &self.layout.nodes);
         let file = self.dir.join("cluster.json");
         std::fs::remove_file(&file).map_err(io("removing", &file))?;
         Ok(stopped)
@@ -339,6 +380,22 @@ impl GaleraCluster {
         Ok(rejoin)
     }
 
+    /// Cuts node `i` off from the other nodes (`galera_partition`): its Galera traffic to and from them is
+    /// dropped, its clients' connections are not.
+    pub fn partition(&self, i: usize) -> Result<(), ClusterError> {
+        self.node(i)?;
+        let tag = crate::galera_partition::cluster_tag(&self.dir);
+        crate::galera_partition::cut(&tag, &self.layout.nodes, i, self.pid(i))
+    }
+
+    /// Heals node `i`'s partition and waits until it is Synced and ready in a cluster of every node running.
+    pub fn heal_partition(&self, i: usize) -> Result<(), ClusterError> {
+        self.node(i)?;
+        let tag = crate::galera_partition::cluster_tag(&self.dir);
+        crate::galera_partition::heal(&tag, &self.layout.nodes, i)?;
+        self.wait_synced(i, 0)
+    }
+
     /// SIGSTOPs node `i`'s server (a process that stops answering, as under a long GC pause or a VM stall),
     /// and returns once every one of its threads is stopped (a thread busy in the kernel stops only when
     /// it leaves it), so that nothing sent to the node afterwards is answered before it resumes; or, if
@@ -361,29 +418,108 @@ impl GaleraCluster {
         Ok(())
     }
 
-    /// Stops every node gracefully, last node first, and starts them again from their kept data: the
-    /// node stopped last (the first, which Galera marks `safe_to_bootstrap: 1`) bootstraps, the others
-    /// rejoin. Waits until every node is Synced and ready.
-    pub fn restart_cluster(&self) -> Result<(), ClusterError> {
+    /// Stops every node gracefully, last node first, and starts the cluster again from the kept data as
+    /// [`GaleraCluster::recover_cluster`] does: from the most advanced node, never a stale one (a node
+    /// that was down before the restart has older data, and bootstrapping from it would overwrite the
+    /// others' newer commits by state transfer). Waits until every node is Synced and ready.
+    pub fn restart_cluster(&self) -> Result<Bootstrap, ClusterError> {
         for i in (0..self.layout.nodes.len()).rev() {
             self.stop_node(i);
         }
-        let first = self.dir.join("n1/data/grastate.dat");
-        let grastate = std::fs::read_to_string(&first).map_err(io("reading", &first))?;
-        if !grastate.contains("safe_to_bootstrap: 1") {
-            // Not stopped cleanly last (it had crashed): the node may still bootstrap from its recovered
-            // position, which is at least the others', since every node stopped after it saw the same
-            // writes; Galera asks for this flag to be set by hand in exactly that case.
-            let fixed = grastate.replace("safe_to_bootstrap: 0", "safe_to_bootstrap: 1");
-            std::fs::write(&first, fixed).map_err(io("writing", &first))?;
+        self.recover_cluster()
+    }
+
+    /// SIGKILLs every node at once (a power failure) and every helper process, and waits until they
+    /// are gone; [`GaleraCluster::recover_cluster`] starts the cluster again.
+    pub fn kill_all(&self) -> Result<(), ClusterError> {
+        let servers: Vec<u32> = (0..self.layout.nodes.len()).filter_map(|i| self.pid(i)).collect();
+        for &pid in &servers {
+            signal(pid, Signal::SIGKILL);
         }
-        self.spawn(0, &["--wsrep-new-cluster"])?;
-        self.wait_synced(0, 1)?;
-        for i in 1..self.layout.nodes.len() {
-            self.spawn(i, &[])?;
-            self.wait_synced(i, i + 1)?;
+        for &pid in &servers {
+            wait_gone(pid, STOP_TIMEOUT);
+        }
+        for node in &self.layout.nodes {
+            for pid in self.helpers_of(&node.name) {
+                signal(pid, Signal::SIGKILL);
+            }
         }
         Ok(())
+    }
+
+    /// Starts a cluster whose servers are all stopped (gracefully or not) from their kept data, as
+    /// Galera documents a whole-cluster recovery: each node's position is read from its `grastate.dat`
+    /// or, when that says `-1` (it did not stop cleanly), recovered by `mariadbd --wsrep-recover`; the
+    /// node with the highest seqno bootstraps (a tie goes to the node Galera marked
+    /// `safe_to_bootstrap: 1`, the last to leave, then to the first node), and the others rejoin from
+    /// their positions. A node whose data holds no cluster state (the zero UUID: it never finished a
+    /// state transfer) rejoins by SST. When the positions cannot tell (a node's data does not recover,
+    /// or the nodes belong to different cluster histories) nothing is started and the error names every
+    /// node and its position: a wrong choice would destroy committed data. A server still running is
+    /// stopped first.
+    pub fn recover_cluster(&self) -> Result<Bootstrap, ClusterError> {
+        for i in (0..self.layout.nodes.len()).rev() {
+            self.stop_node(i);
+        }
+        let mut states = Vec::with_capacity(self.layout.nodes.len());
+        for i in 0..self.layout.nodes.len() {
+            states.push(self.saved_state(i)?);
+        }
+        let chosen = choose_bootstrap(&states)?;
+        let positions: Vec<(String, String)> = states.iter().map(|s| (s.node.clone(), s.position.describe())).collect();
+        let Known::At(position) = &states[chosen].position else {
+            return Err(ClusterError::Invalid("the bootstrap node has no position (a bug)".into()));
+        };
+        let position = position.to_string();
+        let file = self.node_dir(chosen).join("data/grastate.dat");
+        let grastate = std::fs::read_to_string(&file).map_err(io("reading", &file))?;
+        if !grastate.contains("safe_to_bootstrap: 1") {
+            // Galera asks for this by hand after a crash of every node, once the most advanced is known.
+            let fixed = grastate.replace("safe_to_bootstrap: 0", "safe_to_bootstrap: 1");
+            std::fs::write(&file, fixed).map_err(io("writing", &file))?;
+        }
+        self.spawn(chosen, &["--wsrep-new-cluster", &format!("--wsrep-start-position={position}")])?;
+        self.wait_synced(chosen, 1)?;
+        let mut running = 1;
+        for (i, state) in states.iter().enumerate() {
+            if i == chosen {
+                continue;
+            }
+            match &state.position {
+                Known::At(p) => self.spawn(i, &[&format!("--wsrep-start-position={p}")])?,
+                _ => self.spawn(i, &[])?,
+            };
+            running += 1;
+            self.wait_synced(i, running)?;
+        }
+        Ok(Bootstrap { node: states[chosen].node.clone(), position, positions })
+    }
+
+    /// Node `i`'s saved position, its server stopped: `grastate.dat`'s when it stopped cleanly, else
+    /// what `mariadbd --wsrep-recover` finds.
+    fn saved_state(&self, i: usize) -> Result<SavedState, ClusterError> {
+        let node = self.node(i)?.name.clone();
+        let file = self.node_dir(i).join("data/grastate.dat");
+        let grastate = std::fs::read_to_string(&file).map(|t| Grastate::parse(&t)).unwrap_or_default();
+        let safe = grastate.safe_to_bootstrap;
+        let position = match Position::new(&grastate.uuid, grastate.seqno) {
+            Some(p) if p.seqno >= 0 => Known::At(p),
+            _ => match self.recover(i) {
+                Ok(text) => Known::from_recovered(&text),
+                Err(ClusterError::NoRecoveredPosition { log_tail, .. }) => {
+                    let zero = log_tail.contains(&format!("Recovered position: {ZERO_UUID}:-1"));
+                    if zero {
+                        Known::Empty
+                    } else {
+                        let why =
+                            log_tail.lines().filter(|l| l.contains("[ERROR]")).take(2).collect::<Vec<_>>().join(" / ");
+                        Known::Unknown(if why.is_empty() { "no position recovered".into() } else { why })
+                    }
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        Ok(SavedState { node, position, safe_to_bootstrap: safe })
     }
 
     /// Waits until node `i` is Synced and ready in a cluster of `size` (0: of every node whose server
@@ -398,8 +534,23 @@ impl GaleraCluster {
             if status.synced(size) {
                 return Ok(());
             }
+            let aborted = status.pid.is_some_and(|pid| {
+                let offset = std::fs::read_to_string(self.node_dir(i).join("log.offset"))
+                    .ok()
+                    .and_then(|t| t.trim().parse().ok())
+                    .unwrap_or(0);
+                aborted_since_start(&self.node_dir(i).join("error.log"), offset, pid)
+            });
             let problem = if status.pid.is_none() {
                 Some("exited".to_string())
+            } else if aborted {
+                // A server that logged "Aborting" (a busy port, a failed state transfer) may linger for
+                // minutes in its shutdown; it will not sync, so it is stopped and reported now.
+                if let Some(pid) = status.pid {
+                    signal(pid, Signal::SIGKILL);
+                    wait_gone(pid, STOP_TIMEOUT);
+                }
+                Some("aborted".to_string())
             } else if started.elapsed() > SYNC_TIMEOUT {
                 Some(format!("did not sync within {} s", SYNC_TIMEOUT.as_secs()))
             } else {
@@ -554,7 +705,12 @@ impl GaleraCluster {
     /// standard streams), and records its pid.
     fn spawn(&self, i: usize, extra: &[&str]) -> Result<u32, ClusterError> {
         use std::os::unix::process::CommandExt;
-        let mut child = Command::new(mariadbd())
+        // Where this server's part of the log begins, for [`aborted_since_start`].
+        let log_len = std::fs::metadata(self.node_dir(i).join("error.log")).map_or(0, |m| m.len());
+        let offset = self.node_dir(i).join("log.offset");
+        std::fs::write(&offset, format!("{log_len}\n")).map_err(io("writing", &offset))?;
+        let tag = crate::galera_partition::cluster_tag(&self.dir);
+        let mut child = crate::galera_partition::spawn_command(&mariadbd(), &tag, &self.layout.nodes[i].name)
             .arg(format!("--defaults-file={}", self.config_path(i).display()))
             .args(extra)
             .stdin(Stdio::null())
@@ -640,8 +796,9 @@ impl GaleraCluster {
         }
     }
 
-    /// Stops node `i` gracefully (SIGTERM), by SIGKILL if it has not exited within a minute.
-    fn stop_node(&self, i: usize) {
+    /// Stops node `i` gracefully (SIGTERM), by SIGKILL if it has not exited within a minute: it leaves
+    /// the cluster at once, which goes on without it.
+    pub fn stop_node(&self, i: usize) {
         if let Some(pid) = self.pid(i) {
             // A paused server cannot shut down.
             signal(pid, Signal::SIGCONT);
@@ -806,6 +963,23 @@ fn all_pids() -> Vec<u32> {
         .unwrap_or_default()
 }
 
+/// Whether the server `pid` logged that it is aborting: "[ERROR] Aborting" after its own start line
+/// ("Starting MariaDB ... as process PID"), in the log from `offset` (its length when the server was
+/// spawned) on; an earlier server's abort in the same log does not count.
+fn aborted_since_start(log: &Path, offset: u64, pid: u32) -> bool {
+    let Ok(mut file) = std::fs::File::open(log) else { return false };
+    if file.seek(SeekFrom::Start(offset)).is_err() {
+        return false;
+    }
+    let mut bytes = Vec::new();
+    if file.read_to_end(&mut bytes).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let Some(at) = text.find(&format!("as process {pid}\n")) else { return false };
+    text[at..].contains("[ERROR] Aborting")
+}
+
 /// The last `lines` lines of a log file (its last 64 KiB at most), or why there are none.
 pub fn tail(path: &Path, lines: usize) -> String {
     let Ok(mut file) = std::fs::File::open(path) else { return format!("({} cannot be read)", path.display()) };
@@ -834,6 +1008,18 @@ mod tests {
     }
 
     #[test]
+    fn ports_inside_the_ephemeral_range_are_refused_and_ports_beside_it_are_not() {
+        let range = (32768, 60999);
+        assert!(Layout::new(3, 25700, None).unwrap().outside(range).is_ok());
+        // 32756..=32767: the last port just below the range.
+        assert!(Layout::new(3, 32756, None).unwrap().outside(range).is_ok());
+        assert!(Layout::new(3, 61000, None).unwrap().outside(range).is_ok());
+        let err = Layout::new(3, 32760, None).unwrap().outside(range).unwrap_err().to_string();
+        assert!(err.starts_with("--base-port 32760 gives the nodes ports 32760..=32771, inside the kernel's ephemeral range 32768..=60999"), "{err}");
+        assert!(Layout::new(3, 40000, None).unwrap().outside(range).is_err());
+    }
+
+    #[test]
     fn the_url_lists_every_node() {
         let cluster =
             GaleraCluster { dir: PathBuf::from("/x"), layout: Layout::new(3, 25700, Some("mysql".into())).unwrap() };
@@ -858,6 +1044,24 @@ mod tests {
         assert!(err.starts_with("node n2 (port 25704) exited; last status: n2 port 25704 not running"), "{err}");
         assert!(err.ends_with("line 11\nline 12\nline 13\nline 14\nline 15\nline 16\nline 17\nline 18\nline 19\nline 20\nline 21\nline 22\nline 23\nline 24\nline 25\nline 26\nline 27\nline 28\nline 29\nline 30"), "{err}");
         assert!(!err.contains("line 10\n"), "{err}");
+    }
+
+    #[test]
+    fn only_the_current_servers_abort_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("error.log");
+        let start = |pid: u32| format!("2026-12-04 21:34:33 0 [Note] Starting MariaDB 10.11.19 as process {pid}\n");
+        let aborting = "2026-12-04 21:35:15 0 [ERROR] Can't start server: Bind on TCP/IP port. Got error: 98\n\
+                        2026-12-04 21:35:15 0 [ERROR] Aborting\n";
+        let earlier = format!("{}{aborting}", start(10));
+        std::fs::write(&log, &earlier).unwrap();
+        assert!(aborted_since_start(&log, 0, 10));
+        // A new server (pid 11) has not logged its start yet: the old abort is not its.
+        assert!(!aborted_since_start(&log, earlier.len() as u64, 11));
+        std::fs::write(&log, format!("{earlier}{}[Note] WSREP: joining\n", start(11))).unwrap();
+        assert!(!aborted_since_start(&log, earlier.len() as u64, 11));
+        std::fs::write(&log, format!("{earlier}{}{}{aborting}", "x".repeat(100_000), start(11))).unwrap();
+        assert!(aborted_since_start(&log, earlier.len() as u64, 11), "however long the log between");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::cycle_shape::shape_of;
 use crate::error::CheckError;
 use crate::exact::{self, EXACT_MODELS, ExactModel, ExactSource};
 use crate::explain::{DataExplainer, case, cycle_text, facts, txn_view};
+use crate::final_reads;
 use crate::graph::{DepGraph, EdgeList, TxnId};
 use crate::kind::Kind;
 use crate::list_append::{self, ListAppendExplainer};
@@ -52,6 +53,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let dependencies = dependencies(|| index.edges(&txns));
             let (mut cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
             weak_levels::add_cases(&txns, workload, options, &mut cases)?;
+            final_reads::add_cases(&txns, &mut cases);
             phase.done("list-append anomalies without cycles, beside the graph and its components");
             let found = Found {
                 built,
@@ -75,6 +77,7 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let dependencies = dependencies(|| index.edges());
             let (mut cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
             weak_levels::add_cases(&txns, workload, options, &mut cases)?;
+            final_reads::add_cases(&txns, &mut cases);
             phase.done("rw-register anomalies without cycles, beside the graph and its components");
             let unordered = index.unordered_writes();
             let found = Found {

@@ -47,6 +47,10 @@ const IMPLIED_ANOMALIES: &[(&str, &[&str])] = &[
     ("dirty-update", &["G1a"]),
     ("lost-update", &["write-skew", "G2-item"]),
     ("write-skew", &["G2"]),
+    // Final reads (`final_reads`): a read that began after an acknowledged write and misses it follows
+    // the writer in real time, yet an anti-dependency leads back to the writer.
+    ("lost", &["G-single-item-realtime"]),
+    ("stale", &["G-single-item-realtime"]),
     // The exact decisions (`exact`): no order of a history's writes satisfying a model means none
     // satisfies any stronger model either.
     ("no-snapshot-isolation-order", &["no-serializable-order", "no-strong-session-snapshot-isolation-order"]),

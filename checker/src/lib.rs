@@ -70,6 +70,7 @@ pub mod cycle_shape;
 mod error;
 mod exact;
 mod explain;
+pub mod final_reads;
 pub mod graph;
 mod int_table;
 pub mod invariants;

@@ -151,6 +151,11 @@ impl<'h> Txns<'h> {
         self.op(id).index
     }
 
+    /// The history the transactions are of.
+    pub fn history(&self) -> &'h History {
+        self.history
+    }
+
     /// The name used in explanations: `T` and the index.
     pub fn name(&self, id: TxnId) -> String {
         format!("T{}", self.index(id))

@@ -15,6 +15,7 @@ mod completion_only;
 mod elle_histories;
 mod exact_oracle;
 mod exact_shapes;
+mod final_reads;
 mod golden;
 mod list_append;
 mod oracle;

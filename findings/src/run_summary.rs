@@ -74,6 +74,13 @@ pub struct RunSummary {
     /// The shrunk history, when the run was shrunk.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk: Option<ShrunkSummary>,
+    /// Why the run stopped before its limit (its system gone, an error that ends the run), if it did:
+    /// the history holds what was recorded until then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<String>,
+    /// Committed transactions by the node that ran them, on a cluster (`{"n1": 120, "n2": 98}`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub commits_per_node: BTreeMap<String, u64>,
     /// Where the run wrote its files.
     pub out_dir: String,
     /// Every other field, as written.
@@ -176,6 +183,11 @@ impl RunSummary {
         push("nemesis", self.nemesis.clone().unwrap_or_default());
         push("started", self.started_at.clone());
         push("transactions", format!("{} ({} ok, {} fail, {} info)", self.txns(), self.ok, self.fail, self.info));
+        push("stopped early", self.stopped_early.clone().unwrap_or_default());
+        push(
+            "commits per node",
+            self.commits_per_node.iter().map(|(node, n)| format!("{node} {n}")).collect::<Vec<_>>().join(", "),
+        );
         push("abort rate", format!("{:.1}%", self.abort_rate() * 100.0));
         push("elapsed", format!("{:.3} s", self.elapsed_s));
         push("throughput", format!("{} txn/s", self.throughput_tps));

@@ -41,7 +41,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     std::io::stdout().lock().write_all(report.as_bytes())?;
     if let Some(why) = &done.ended_early {
         // The history up to the loss is written and checked above; the run itself did not finish.
-        eprintln!("isocheck: the run ended early, its system gone: {}", findings::escape::terminal_text(why));
+        eprintln!("isocheck: the run ended early: {}", findings::escape::terminal_text(why));
         return Ok(exit::USAGE);
     }
     Ok(exit_code(&done.result, &args.fail_on))
@@ -131,7 +131,13 @@ pub fn execute(
     } else {
         args.check.models.clone()
     };
-    let options = Options::new(&models, &args.check.anomalies)?.with_inference(super::check::inference(&args.check));
+    // A run with a nemesis ends with final reads: an acknowledged write none of them shows is looked for
+    // at every level (`lost`), since every level promises that a committed write stays committed.
+    let mut anomalies = args.check.anomalies.clone();
+    if !args.nemesis.is_empty() && !anomalies.iter().any(|a| a == "lost") {
+        anomalies.push("lost".to_string());
+    }
+    let options = Options::new(&models, &anomalies)?.with_inference(super::check::inference(&args.check));
     log::info!(
         "ran {} transactions in {:.3} s; checking against {}",
         outcome.ok + outcome.fail + outcome.info,
@@ -189,40 +195,55 @@ pub fn exit_code(result: &CheckResult, fail_on: &[FailOn]) -> u8 {
     exit::for_validity(result.valid)
 }
 
-fn nemesis(args: &RunArgs) -> anyhow::Result<Option<(Fault, std::time::Duration)>> {
-    let fault = match (args.nemesis, &args.nemesis_cmd, &args.heal_cmd) {
-        (None, None, _) => return Ok(None),
-        (None, Some(_), _) => bail!("--nemesis-cmd needs --nemesis commands"),
-        (Some(NemesisName::KillConnections), None, _) => Fault::KillConnections,
-        (Some(NemesisName::KillConnections), Some(_), _) => {
-            bail!("--nemesis-cmd goes with --nemesis commands, not kill-connections")
-        }
-        (Some(NemesisName::Commands), Some(b), Some(h)) => {
-            Fault::Commands { break_cmd: b.clone(), heal_cmd: h.clone() }
-        }
-        (Some(NemesisName::Commands), _, _) => bail!("--nemesis commands needs --nemesis-cmd and --heal-cmd"),
-        (Some(node), None, _) => {
-            let spec = args.system.spec()?;
-            let name = nemesis_name(args).unwrap_or_default();
-            if spec.kind() != SystemKind::Galera {
-                bail!("--nemesis {name} faults the nodes of a Galera cluster: it needs --db galera");
+fn nemesis(args: &RunArgs) -> anyhow::Result<Option<(Vec<Fault>, std::time::Duration)>> {
+    let commands = args.nemesis.contains(&NemesisName::Commands);
+    match (commands, &args.nemesis_cmd, &args.heal_cmd) {
+        (false, Some(_), _) if args.nemesis.is_empty() => bail!("--nemesis-cmd needs --nemesis commands"),
+        (false, Some(_), _) => bail!("--nemesis-cmd goes with --nemesis commands"),
+        (true, Some(_), Some(_)) => {}
+        (true, _, _) => bail!("--nemesis commands needs --nemesis-cmd and --heal-cmd"),
+        (false, None, _) => {}
+    }
+    if args.nemesis.is_empty() {
+        return Ok(None);
+    }
+    let mut cluster = None;
+    let mut faults = Vec::with_capacity(args.nemesis.len());
+    for &name in &args.nemesis {
+        let fault = match name {
+            NemesisName::KillConnections => Fault::KillConnections,
+            NemesisName::Commands => Fault::Commands {
+                break_cmd: args.nemesis_cmd.clone().unwrap_or_default(),
+                heal_cmd: args.heal_cmd.clone().unwrap_or_default(),
+            },
+            node => {
+                if cluster.is_none() {
+                    let spec = args.system.spec()?;
+                    let name = fault_name(node);
+                    if spec.kind() != SystemKind::Galera {
+                        bail!("--nemesis {name} faults the nodes of a Galera cluster: it needs --db galera");
+                    }
+                    let Some(dir) = spec.cluster_dir() else {
+                        bail!("--nemesis {name} needs --cluster-dir DIR (the cluster's pids), not only a --url")
+                    };
+                    cluster = Some(adapters::GaleraCluster::open(dir)?);
+                }
+                let cluster = cluster.clone().unwrap_or_else(|| unreachable!("opened above"));
+                match node {
+                    NemesisName::KillNode => Fault::KillNode(cluster),
+                    NemesisName::PauseNode => Fault::PauseNode(cluster),
+                    NemesisName::Partition => Fault::Partition(cluster),
+                    NemesisName::KillAll => Fault::KillAll(cluster),
+                    _ => Fault::RestartCluster(cluster),
+                }
             }
-            let Some(dir) = spec.cluster_dir() else {
-                bail!("--nemesis {name} needs --cluster-dir DIR (the cluster's pids), not only a --url")
-            };
-            let cluster = adapters::GaleraCluster::open(dir)?;
-            match node {
-                NemesisName::KillNode => Fault::KillNode(cluster),
-                NemesisName::PauseNode => Fault::PauseNode(cluster),
-                _ => Fault::RestartCluster(cluster),
-            }
-        }
-        (Some(_), Some(_), _) => bail!("--nemesis-cmd goes with --nemesis commands"),
-    };
+        };
+        faults.push(fault);
+    }
     if args.nemesis_every.is_zero() {
         bail!("--nemesis-every must be longer than zero");
     }
-    Ok(Some((fault, args.nemesis_every)))
+    Ok(Some((faults, args.nemesis_every)))
 }
 
 /// Where the run (or, for `--repeat`, the hunt) writes: `--out`, or a fresh directory under `runs/`.
@@ -241,19 +262,37 @@ pub fn out_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
-/// `--nemesis` as `run.json` names it.
+/// A fault's name, as `--nemesis` takes it.
+fn fault_name(name: NemesisName) -> &'static str {
+    match name {
+        NemesisName::KillConnections => "kill-connections",
+        NemesisName::KillNode => "kill-node",
+        NemesisName::PauseNode => "pause-node",
+        NemesisName::RestartCluster => "restart-cluster",
+        NemesisName::KillAll => "kill-all",
+        NemesisName::Partition => "partition",
+        NemesisName::Commands => "commands",
+    }
+}
+
+/// `--nemesis` as `run.json` names it: the faults, comma-separated, in turn order.
 fn nemesis_name(args: &RunArgs) -> Option<String> {
-    args.nemesis.map(|n| match n {
-        NemesisName::KillConnections => "kill-connections".to_string(),
-        NemesisName::KillNode => "kill-node".to_string(),
-        NemesisName::PauseNode => "pause-node".to_string(),
-        NemesisName::RestartCluster => "restart-cluster".to_string(),
-        NemesisName::Commands => format!(
-            "commands ({} / {})",
-            args.nemesis_cmd.as_deref().unwrap_or(""),
-            args.heal_cmd.as_deref().unwrap_or("")
-        ),
-    })
+    if args.nemesis.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = args
+        .nemesis
+        .iter()
+        .map(|&n| match n {
+            NemesisName::Commands => format!(
+                "commands ({} / {})",
+                args.nemesis_cmd.as_deref().unwrap_or(""),
+                args.heal_cmd.as_deref().unwrap_or("")
+            ),
+            other => fault_name(other).to_string(),
+        })
+        .collect();
+    Some(names.join(","))
 }
 
 /// `run --format json`: the check result (DESIGN.md §3) with the run's summary under `run`.

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use adapters::{AdapterError, Failure, Level, Session, System, TxnError};
-use anyhow::anyhow;
 use histories::{Mop, Observed, Op, OpType, OpValue, Process};
 
 use super::Shared;
@@ -55,6 +54,25 @@ impl Client {
         Ok(self.record)
     }
 
+    /// Reads `keys`, `chunk` keys a final-read transaction, each chunk again after an abort (up to
+    /// `attempts` times), and returns the record.
+    pub(crate) fn final_reads(
+        mut self,
+        keys: &[histories::Key],
+        chunk: usize,
+        attempts: usize,
+    ) -> anyhow::Result<ClientLog> {
+        for keys in keys.chunks(chunk.max(1)) {
+            for _ in 0..attempts {
+                let Some(plan) = self.workload.final_read(keys.to_vec()) else { break };
+                if self.transaction(plan)? == OpType::Ok {
+                    break;
+                }
+            }
+        }
+        Ok(self.record)
+    }
+
     pub(crate) fn run(mut self) -> anyhow::Result<ClientLog> {
         self.shared.switches.set(self.id, self.session.kill_switch());
         while self.shared.claim().is_some() {
@@ -91,10 +109,16 @@ impl Client {
             }
             Err((e, executed)) => {
                 if e.failure == Failure::Fatal {
-                    self.shared.stop.store(true, Ordering::Relaxed);
-                    return Err(anyhow!("client {}: {e}", self.id));
+                    // The run cannot go on (a table gone, a program's fault), but what it recorded so far
+                    // is evidence: the run stops and keeps it, saying why. The transaction's fate is
+                    // unknown (the error may have come at its commit), so it is `info`.
+                    self.end_run(format!("client {}: {e}", self.id));
                 }
-                let kind = if e.failure == Failure::Indeterminate { OpType::Info } else { OpType::Fail };
+                let kind = if e.failure == Failure::Indeterminate || e.failure == Failure::Fatal {
+                    OpType::Info
+                } else {
+                    OpType::Fail
+                };
                 if self.shared.record {
                     // An indeterminate transaction may have taken effect: its writes are what it may have
                     // done. Reads are unknown either way, as Jepsen records them.
@@ -114,8 +138,8 @@ impl Client {
                 } else {
                     self.record.fail += 1;
                 }
-                if e.session_lost {
-                    self.reconnect()?;
+                if e.session_lost && e.failure != Failure::Fatal {
+                    self.reconnect();
                 }
                 Ok(kind)
             }
@@ -124,27 +148,35 @@ impl Client {
 
     /// Replaces a lost session. A system briefly unreachable (a nemesis at work) gets a few tries; a
     /// system gone for good ends the run, which keeps the history it has.
-    fn reconnect(&mut self) -> anyhow::Result<()> {
+    fn reconnect(&mut self) {
         let mut last = None;
-        for attempt in 0..50 {
+        let started = std::time::Instant::now();
+        let mut attempt = 0u64;
+        while attempt < 50 || started.elapsed() < self.shared.reconnect_for {
             match self.system.connect() {
                 Ok(session) => {
                     self.session = session;
                     self.shared.switches.set(self.id, self.session.kill_switch());
-                    return Ok(());
+                    return;
                 }
-                Err(AdapterError::Gone { message, .. }) => {
-                    self.shared.stop.store(true, Ordering::Relaxed);
-                    let mut ended = self.shared.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    ended.get_or_insert(message);
-                    return Ok(());
-                }
+                Err(AdapterError::Gone { message, .. }) => return self.end_run(message),
                 Err(e) => last = Some(e),
             }
-            std::thread::sleep(std::time::Duration::from_millis(20 * (attempt + 1)));
+            if started.elapsed() >= self.shared.reconnect_for {
+                break;
+            }
+            attempt += 1;
+            std::thread::sleep(std::time::Duration::from_millis((20 * attempt).min(1000)));
         }
+        let why = last.map_or_else(String::new, |e| e.to_string());
+        self.end_run(format!("client {} could not reconnect: {why}", self.id));
+    }
+
+    /// Stops the run for good, keeping the history so far: the first reason given is the run's.
+    fn end_run(&self, why: String) {
         self.shared.stop.store(true, Ordering::Relaxed);
-        Err(anyhow!("client {} could not reconnect: {}", self.id, last.map_or_else(String::new, |e| e.to_string())))
+        let mut ended = self.shared.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        ended.get_or_insert(why);
     }
 
     /// Begins, runs the body, commits; on any failure rolls back and returns it, with the micro-ops the

@@ -9,6 +9,7 @@
 //! adapter's, and the verdict the checker's.
 
 mod client;
+pub mod cluster_health;
 pub mod nemesis;
 pub mod overlap;
 mod recorder;
@@ -53,7 +54,7 @@ pub struct RunConfig {
     /// Whether to draw a progress bar on stderr (only drawn on a terminal).
     pub progress: bool,
     /// Faults to inject while the clients run, and how often.
-    pub nemesis: Option<(Fault, Duration)>,
+    pub nemesis: Option<(Vec<Fault>, Duration)>,
     /// Whether to record the history (off only to measure what recording costs).
     pub record: bool,
 }
@@ -93,6 +94,9 @@ pub(crate) struct Shared {
     pub(crate) record: bool,
     /// Why the run ended before its limit: the system is gone for good (an exec program that died).
     pub(crate) ended: std::sync::Mutex<Option<String>>,
+    /// How long a client tries to reconnect before the run ends: longer under a nemesis, which may keep
+    /// a whole cluster down while it recovers.
+    pub(crate) reconnect_for: Duration,
 }
 
 /// Set when the user asked every run to stop (Ctrl-C): runs under way invoke no more transactions, let
@@ -143,6 +147,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         clients: config.clients,
         record: config.record,
         ended: std::sync::Mutex::new(None),
+        reconnect_for: if config.nemesis.is_some() { RECONNECT_UNDER_NEMESIS } else { RECONNECT },
     });
     let mut clients = Vec::with_capacity(config.clients);
     for c in 0..config.clients {
@@ -160,9 +165,9 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let records = std::thread::scope(|scope| -> anyhow::Result<Vec<recorder::ClientLog>> {
         let handles: Vec<_> = clients.into_iter().map(|client| scope.spawn(move || client.run())).collect();
-        let nemesis = config.nemesis.as_ref().map(|(fault, every)| {
+        let nemesis = config.nemesis.as_ref().map(|(faults, every)| {
             let shared = &shared;
-            scope.spawn(move || nemesis::run(fault, *every, &shared.switches, shared))
+            scope.spawn(move || nemesis::run(faults, *every, &shared.switches, shared))
         });
         while handles.iter().any(|h| !h.is_finished()) {
             progress.set_position(shared.completed.load(Ordering::Relaxed));
@@ -186,6 +191,10 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         records.insert(0, init_record(initial));
     }
     let ended_early = shared.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    if config.nemesis.is_some() && config.record && ended_early.is_none() && !interrupted() {
+        let finals = final_reads(config, &shared, &records);
+        records.extend(finals);
+    }
     if config.workload.final_plan().is_some() && ended_early.is_none() {
         records.push(final_transaction(config, &shared, &records)?);
     }
@@ -207,6 +216,13 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     Ok(RunOutcome { history, elapsed, ok, fail, info, causes, messages, ended_early })
 }
 
+/// How long a client tries to reconnect to a system that refuses it.
+const RECONNECT: Duration = Duration::from_secs(25);
+
+/// How long under a nemesis: a whole Galera cluster recovering from `kill-all` (each node's position
+/// recovered, one node bootstrapped, the others rejoined) takes a minute on a loaded machine.
+const RECONNECT_UNDER_NEMESIS: Duration = Duration::from_secs(180);
+
 /// Attempts at the final transaction before giving up on it (each is recorded).
 const FINAL_ATTEMPTS: usize = 10;
 
@@ -224,13 +240,58 @@ fn init_record(rows: Vec<(histories::Key, i64)>) -> recorder::ClientLog {
     }
 }
 
-/// Runs the workload's final transaction on a fresh session, under a process id no client used.
-fn final_transaction(
-    config: &RunConfig,
-    shared: &Arc<Shared>,
-    records: &[recorder::ClientLog],
-) -> anyhow::Result<recorder::ClientLog> {
-    let process = records
+/// Keys a final read takes at once: a client may have touched thousands.
+const FINAL_READ_KEYS: usize = 100;
+
+/// After the nemesis has healed what it broke: each client, on a fresh session and under a process id
+/// no one used, reads every key it touched, a chunk of keys a transaction named `final-read`, each
+/// chunk again after an abort (up to [`FINAL_ATTEMPTS`] times; each attempt is recorded), the clients at
+/// once. A client that cannot connect reads nothing (its log says why); the checker only counts the
+/// final reads that committed.
+fn final_reads(config: &RunConfig, shared: &Arc<Shared>, records: &[recorder::ClientLog]) -> Vec<recorder::ClientLog> {
+    let base = next_process(config, records);
+    let touched: Vec<Vec<histories::Key>> = (0..config.clients)
+        .map(|c| {
+            let keys: std::collections::BTreeSet<&histories::Key> = records
+                .get(c)
+                .map(|r| r.ops.iter().flat_map(|op| op.mops()).filter_map(histories::Mop::key).collect())
+                .unwrap_or_default();
+            keys.into_iter().cloned().collect()
+        })
+        .collect();
+    if touched.iter().all(Vec::is_empty) || config.workload.final_read(Vec::new()).is_none() {
+        return Vec::new();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = touched
+            .into_iter()
+            .enumerate()
+            .map(|(c, keys)| {
+                scope.spawn(move || -> Option<recorder::ClientLog> {
+                    let session = (0..FINAL_ATTEMPTS).find_map(|attempt| {
+                        std::thread::sleep(Duration::from_millis(200 * attempt as u64));
+                        config.system.connect().map_err(|e| log::warn!("final read of client {c}: {e}")).ok()
+                    })?;
+                    let client = Client::new(
+                        c,
+                        session,
+                        Arc::clone(&config.system),
+                        config.level,
+                        Arc::clone(&config.workload),
+                        Arc::clone(shared),
+                    )
+                    .with_process(base + c as u64);
+                    client.final_reads(&keys, FINAL_READ_KEYS, FINAL_ATTEMPTS).map_err(|e| log::warn!("{e}")).ok()
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok().flatten()).collect()
+    })
+}
+
+/// A process id above every one the records used (and above the clients').
+fn next_process(config: &RunConfig, records: &[recorder::ClientLog]) -> u64 {
+    records
         .iter()
         .flat_map(|r| &r.ops)
         .filter_map(|op| match op.process() {
@@ -239,7 +300,16 @@ fn final_transaction(
         })
         .max()
         .unwrap_or(config.clients as u64)
-        .max(config.clients as u64);
+        .max(config.clients as u64)
+}
+
+/// Runs the workload's final transaction on a fresh session, under a process id no client used.
+fn final_transaction(
+    config: &RunConfig,
+    shared: &Arc<Shared>,
+    records: &[recorder::ClientLog],
+) -> anyhow::Result<recorder::ClientLog> {
+    let process = next_process(config, records);
     let session = config.system.connect().context("connecting for the final read")?;
     let client = Client::new(
         config.clients,

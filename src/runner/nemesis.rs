@@ -5,8 +5,11 @@
 //! dropped); for anything else, a pair of shell commands run alternately (`--nemesis-cmd` to break,
 //! `--heal-cmd` to heal); and, on a Galera cluster `cluster up` started, faults on its nodes, each in
 //! turn: `kill-node` (SIGKILL, then a restart from the recovered position one interval later, waiting
-//! until the node has rejoined), `pause-node` (SIGSTOP, then SIGCONT) and `restart-cluster` (every node
-//! stopped and started again from its data), each op naming the node it hit (`node`, and in its value).
+//! until the node has rejoined), `pause-node` (SIGSTOP, then SIGCONT), `partition` (the node cut off
+//! from the others, then `heal-partition`, waiting until it has rejoined), `restart-cluster` (every node
+//! stopped and started again from its data) and `kill-all` (every node SIGKILLed at once, then
+//! `recover-cluster` from the most advanced), each op naming the node it hit (`node`, and in its value).
+//! Several faults take turns, each healed before the next acts.
 //! Clients reconnect and go on. This module owns the schedule and the record; how a
 //! connection breaks is each adapter's.
 
@@ -15,7 +18,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use adapters::galera_cluster::Rejoin;
+use adapters::galera_cluster::{Bootstrap, Rejoin};
 use adapters::{ClusterError, GaleraCluster, KillSwitch};
 use histories::{Function, Op, OpType, OpValue, Process};
 
@@ -40,6 +43,11 @@ pub enum Fault {
     PauseNode(GaleraCluster),
     /// Stop every node of the cluster and start them again, each interval.
     RestartCluster(GaleraCluster),
+    /// SIGKILL every node at once (a power failure), then start the cluster again from the most advanced
+    /// node, each interval.
+    KillAll(GaleraCluster),
+    /// Cut a node off from the others, then heal the partition, alternately; node after node.
+    Partition(GaleraCluster),
 }
 
 /// The clients' kill switches, by client; a client replaces its own when it reconnects.
@@ -69,82 +77,134 @@ impl KillSwitches {
     }
 }
 
-/// Runs the nemesis every `every` until the run stops; returns its record.
-pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, shared: &Shared) -> ClientLog {
+/// Runs the nemesis every `every` until the run stops, the faults taking turns (each breaks, then, if it
+/// has a healing, heals one interval later before the next fault's turn); returns its record. Whatever
+/// is broken when the run stops is healed.
+pub(crate) fn run(faults: &[Fault], every: Duration, switches: &KillSwitches, shared: &Shared) -> ClientLog {
     let mut record = ClientLog::default();
-    let mut breaking = true;
-    // The node the next node fault hits (from 0).
-    let mut target = 0;
+    if faults.is_empty() {
+        return record;
+    }
+    // Whose turn it is, and the node each node fault hits next (from 0).
+    let mut turn = 0;
+    let mut targets = vec![0usize; faults.len()];
+    // The fault broken and awaiting its healing, with its node.
+    let mut broken: Option<usize> = None;
     loop {
         if sleep_unless_stopped(every, shared) {
             break;
         }
-        let (name, value) = match fault {
-            Fault::KillNode(cluster) | Fault::PauseNode(cluster) => {
-                let kill = matches!(fault, Fault::KillNode(_));
-                let node = cluster.nodes()[target].name.clone();
-                let name = match (kill, breaking) {
-                    (true, true) => "kill-node",
-                    (true, false) => "restart-node",
-                    (false, true) => "pause-node",
-                    (false, false) => "resume-node",
-                };
-                record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
-                let done = match (kill, breaking) {
-                    (true, true) => cluster.kill_node(target).map(|()| None),
-                    (true, false) => cluster.restart_node(target).map(Some),
-                    (false, true) => cluster.pause_node(target).map(|()| None),
-                    (false, false) => cluster.resume_node(target).map(|()| None),
-                };
-                if !breaking {
-                    target = (target + 1) % cluster.nodes().len();
-                }
-                breaking = !breaking;
-                record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
-                continue;
+        let fault = &faults[turn];
+        if let Some(target) = broken.take() {
+            heal(fault, target, &mut record, shared);
+            if let Some(cluster) = fault.cluster() {
+                targets[turn] = (target + 1) % cluster.nodes().len();
             }
-            Fault::RestartCluster(cluster) => {
-                invoke(&mut record, shared, "restart-cluster");
-                ("restart-cluster", outcome("all", cluster.restart_cluster().map(|()| None)))
-            }
-            Fault::KillConnections => {
-                invoke(&mut record, shared, "kill-connections");
-                let killed = switches.kill_all();
-                ("kill-connections", serde_json::json!({ "killed": killed }))
-            }
-            Fault::Commands { break_cmd, heal_cmd } => {
-                let (name, cmd) = if breaking { ("break", break_cmd) } else { ("heal", heal_cmd) };
-                breaking = !breaking;
-                invoke(&mut record, shared, name);
-                (name, shell(cmd))
-            }
-        };
-        record.ops.push(op(shared, OpType::Info, name, value));
-    }
-    // Leave the system healed.
-    if !breaking {
-        match fault {
-            Fault::Commands { heal_cmd, .. } => {
-                invoke(&mut record, shared, "heal");
-                let value = shell(heal_cmd);
-                record.ops.push(op(shared, OpType::Info, "heal", value));
-            }
-            Fault::KillNode(cluster) | Fault::PauseNode(cluster) => {
-                let node = cluster.nodes()[target].name.clone();
-                let kill = matches!(fault, Fault::KillNode(_));
-                let name = if kill { "restart-node" } else { "resume-node" };
-                record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
-                let done = if kill {
-                    cluster.restart_node(target).map(Some)
-                } else {
-                    cluster.resume_node(target).map(|()| None)
-                };
-                record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
-            }
-            Fault::KillConnections | Fault::RestartCluster(_) => {}
+            turn = (turn + 1) % faults.len();
+        } else if act(fault, targets[turn], switches, &mut record, shared) {
+            broken = Some(targets[turn]);
+        } else {
+            turn = (turn + 1) % faults.len();
         }
     }
+    // Leave the system healed.
+    if let Some(target) = broken {
+        heal(&faults[turn], target, &mut record, shared);
+    }
     record
+}
+
+impl Fault {
+    /// The cluster a node fault acts on.
+    fn cluster(&self) -> Option<&GaleraCluster> {
+        match self {
+            Fault::KillNode(c) | Fault::PauseNode(c) | Fault::Partition(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// Breaks what `fault` breaks (node `target`, for a node fault) and records it; whether it awaits a
+/// healing.
+fn act(fault: &Fault, target: usize, switches: &KillSwitches, record: &mut ClientLog, shared: &Shared) -> bool {
+    match fault {
+        Fault::KillNode(cluster) | Fault::PauseNode(cluster) | Fault::Partition(cluster) => {
+            let node = cluster.nodes()[target].name.clone();
+            let name = match fault {
+                Fault::KillNode(_) => "kill-node",
+                Fault::PauseNode(_) => "pause-node",
+                _ => "partition",
+            };
+            record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
+            let done = match fault {
+                Fault::KillNode(_) => cluster.kill_node(target),
+                Fault::PauseNode(_) => cluster.pause_node(target),
+                _ => cluster.partition(target),
+            };
+            let done = done.map(|()| None);
+            record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
+            true
+        }
+        Fault::RestartCluster(cluster) => {
+            invoke(record, shared, "restart-cluster");
+            let value = recovered(cluster.restart_cluster());
+            record.ops.push(op(shared, OpType::Info, "restart-cluster", value));
+            false
+        }
+        Fault::KillAll(cluster) => {
+            // A power failure of every node, then the recovery Galera documents for it, at once: clients
+            // meet a cluster that is down only while it recovers.
+            invoke(record, shared, "kill-all");
+            let value = match cluster.kill_all() {
+                Ok(()) => serde_json::json!({ "node": "all" }),
+                Err(e) => serde_json::json!({ "node": "all", "error": e.to_string() }),
+            };
+            record.ops.push(op(shared, OpType::Info, "kill-all", value));
+            invoke(record, shared, "recover-cluster");
+            let value = recovered(cluster.recover_cluster());
+            record.ops.push(op(shared, OpType::Info, "recover-cluster", value));
+            false
+        }
+        Fault::KillConnections => {
+            invoke(record, shared, "kill-connections");
+            let killed = switches.kill_all();
+            record.ops.push(op(shared, OpType::Info, "kill-connections", serde_json::json!({ "killed": killed })));
+            false
+        }
+        Fault::Commands { break_cmd, .. } => {
+            invoke(record, shared, "break");
+            let value = shell(break_cmd);
+            record.ops.push(op(shared, OpType::Info, "break", value));
+            true
+        }
+    }
+}
+
+/// Heals what `fault` broke on node `target`, and records it.
+fn heal(fault: &Fault, target: usize, record: &mut ClientLog, shared: &Shared) {
+    match fault {
+        Fault::Commands { heal_cmd, .. } => {
+            invoke(record, shared, "heal");
+            let value = shell(heal_cmd);
+            record.ops.push(op(shared, OpType::Info, "heal", value));
+        }
+        Fault::KillNode(cluster) | Fault::PauseNode(cluster) | Fault::Partition(cluster) => {
+            let node = cluster.nodes()[target].name.clone();
+            let name = match fault {
+                Fault::KillNode(_) => "restart-node",
+                Fault::PauseNode(_) => "resume-node",
+                _ => "heal-partition",
+            };
+            record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
+            let done = match fault {
+                Fault::KillNode(_) => cluster.restart_node(target).map(Some),
+                Fault::PauseNode(_) => cluster.resume_node(target).map(|()| None),
+                _ => cluster.heal_partition(target).map(|()| None),
+            };
+            record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
+        }
+        Fault::KillConnections | Fault::RestartCluster(_) | Fault::KillAll(_) => {}
+    }
 }
 
 /// A node fault's value: the node, how a restarted node rejoined, and the error if the fault (or its
@@ -157,6 +217,20 @@ fn outcome(node: &str, done: Result<Option<Rejoin>, ClusterError>) -> serde_json
         }
         Ok(Some(Rejoin::Sst { why })) => serde_json::json!({ "node": node, "rejoined": "sst", "recovery_failed": why }),
         Err(e) => serde_json::json!({ "node": node, "error": e.to_string() }),
+    }
+}
+
+/// A whole-cluster recovery's value: the node that bootstrapped, at which position, and every node's
+/// position before, or the error (a refusal names every position).
+fn recovered(done: Result<Bootstrap, ClusterError>) -> serde_json::Value {
+    match done {
+        Ok(b) => serde_json::json!({
+            "node": "all",
+            "bootstrapped": b.node,
+            "position": b.position,
+            "positions": b.positions.into_iter().map(|(n, p)| (n, serde_json::Value::String(p))).collect::<serde_json::Map<_, _>>(),
+        }),
+        Err(e) => serde_json::json!({ "node": "all", "error": e.to_string() }),
     }
 }
 

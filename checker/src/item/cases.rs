@@ -284,8 +284,9 @@ fn lost_updates(index: &ItemIndex<'_>, txns: &Txns<'_>, cases: &mut Cases) {
         let key: &Key = index.key(k);
         let names: Vec<String> = ids.iter().map(|&t| txns.name(t)).collect();
         let text = format!(
-            "{} all read key {key} = {} and then wrote it, and all committed: each overwrote a state the others had \
-             also read, so an update was lost",
+            "{} all read key {key} = {} and then wrote it, and all committed: each wrote over the version the others \
+             also read, so every write but the last to commit was overwritten by a transaction that had not seen it \
+             (Elle's lost update)",
             names.join(", "),
             value_text(value)
         );

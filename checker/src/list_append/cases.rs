@@ -524,7 +524,9 @@ fn lost_updates(index: &Index<'_>, txns: &Txns<'_>, cases: &mut Cases) {
         let read = read_list(txns, group[0].3);
         let names: Vec<String> = ids.iter().map(|&t| txns.name(t)).collect();
         let text = format!(
-            "{} all read key {key} = {} and then appended to it, and all committed: each overwrote a state the others had also read, so an update was lost",
+            "{} all read key {key} = {} and then appended to it, and all committed: each appended without seeing the \
+             others' appends, though they all read the same version, which no serial order allows (Elle's lost \
+             update: the appends need not be missing from later reads)",
             names.join(", "),
             ListText(read)
         );

@@ -140,7 +140,7 @@ fn each_non_cycle_anomaly_says_what_went_wrong() {
     );
     assert_eq!(
         explanation(&sequential(&["ax0", "rx0ax1", "rx0ax2"]), "lost-update"),
-        r#"T3, T5 all read key "x" = [0] and then appended to it, and all committed: each overwrote a state the others had also read, so an update was lost"#
+        r#"T3, T5 all read key "x" = [0] and then appended to it, and all committed: each appended without seeing the others' appends, though they all read the same version, which no serial order allows (Elle's lost update: the appends need not be missing from later reads)"#
     );
     assert_eq!(
         explanation(&concurrent(&["ax1", "ax2", "rx12", "rx123"]), "garbage-read"),

@@ -92,6 +92,11 @@ fn lost_update_is_two_committed_writes_over_one_read_version() {
     let case = only_case(&r, "lost-update");
     assert_eq!(case.txns, vec![3, 5]);
     assert_eq!(case.facts["value"], json!(5));
+    // The words say what was observed (both read 5 and both wrote), not that data vanished.
+    assert_eq!(
+        case.explanation,
+        r#"T3, T5 all read key "x" = 5 and then wrote it, and all committed: each wrote over the version the others also read, so every write but the last to commit was overwritten by a transaction that had not seen it (Elle's lost update)"#
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use adapters::{Session, TxnError};
 use checker::invariants::GraphPolicy;
 use generators::{InvalidParams, ListAppend, Params, RwRegister};
-use histories::{Function, Mop, Observed, WriteVersion};
+use histories::{Function, Key, Mop, Observed, WriteVersion};
 
 use super::{TxnPlan, TxnSource};
 
@@ -78,6 +78,17 @@ impl TxnSource for GeneratedWorkload {
         let shape = self.shape;
         Some(TxnPlan {
             f: Function::Txn,
+            invoke: mops,
+            body: Box::new(move |session| body_mops.into_iter().map(|mop| executed(session, shape, mop)).collect()),
+        })
+    }
+
+    fn final_read(&self, keys: Vec<Key>) -> Option<TxnPlan> {
+        let mops: Vec<Mop> = keys.into_iter().map(|key| Mop::Read { key, value: Observed::Nil }).collect();
+        let body_mops = mops.clone();
+        let shape = self.shape;
+        Some(TxnPlan {
+            f: Function::parse(checker::final_reads::FINAL_READ),
             invoke: mops,
             body: Box::new(move |session| body_mops.into_iter().map(|mop| executed(session, shape, mop)).collect()),
         })

@@ -92,6 +92,14 @@ pub trait TxnSource: Send + Sync {
         None
     }
 
+    /// A read-only transaction of `keys`, named `final-read`, that the runner runs after the last fault
+    /// has healed so that the checker can tell acknowledged writes lost or read stale
+    /// (`checker::final_reads`); `None` when the workload has no such reads.
+    fn final_read(&self, keys: Vec<Key>) -> Option<TxnPlan> {
+        let _ = keys;
+        None
+    }
+
     /// The hold inside each transaction, if the workload holds.
     fn holds(&self) -> Option<Holds> {
         None
