@@ -17,6 +17,7 @@ mod exact_oracle;
 mod exact_shapes;
 mod golden;
 mod list_append;
+mod online_histories;
 mod oracle;
 mod postgres_15_serializable;
 mod rw_register;
