@@ -257,6 +257,18 @@ pub struct CheckArgs {
     #[arg(long)]
     pub shrink: bool,
 
+    /// Follow FILE while another process still writes it (JSON Lines or EDN, one operation a line):
+    /// print each anomaly as soon as it stands (what the rest of the history cannot take back:
+    /// docs/online-checking.md); once the file has not grown for --idle, or on Ctrl-C, print the verdict
+    /// on the whole file exactly as `check` does, and exit with its code.
+    #[arg(long)]
+    pub follow: bool,
+
+    /// With --follow: how long the file may stay the same size before the history counts as finished
+    /// (e.g. 2s, 1m; default 5s).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, requires = "follow")]
+    pub idle: Option<Duration>,
+
     #[command(flatten)]
     pub report: ReportFlags,
 }

@@ -7,6 +7,7 @@ mod util;
 
 mod allocator;
 mod check_command;
+mod check_follow;
 mod check_registers;
 mod compare;
 mod convert;

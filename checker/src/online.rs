@@ -39,6 +39,7 @@ use std::collections::BTreeSet;
 
 use histories::{History, MopKind};
 
+use crate::consistency_model::impossible_models;
 use crate::error::CheckError;
 use crate::options::{Options, Workload};
 use crate::result::{Anomaly, CheckResult};
@@ -60,9 +61,17 @@ pub const STANDING_CASES: &[&str] = &[
     "lost-update",
 ];
 
+/// What the finished history shows where a later read contradicts the version order a prefix saw (the
+/// longest read of a key, which a longer read that does not extend it replaces): the two reads are
+/// `incompatible-order`, or `duplicate-elements` when the longer may hold an element twice. An anomaly
+/// that rests on a prefix's version order (every cycle, and `dirty-update`) may then vanish from the
+/// finished history, which shows one of these instead; so it stands only where each of them rules out
+/// every model it does and, when the options prohibit it, is prohibited too.
+pub const VERSION_ORDER_CONTRADICTIONS: &[&str] = &["incompatible-order", "duplicate-elements"];
+
 /// An anomaly that stands: the finished history shows it too.
 #[derive(Debug, Clone)]
-pub struct Standing {
+pub struct StandingAnomaly {
     /// The anomaly's name.
     pub name: String,
     /// Whether the options prohibit it (it alone makes the finished history invalid).
@@ -89,7 +98,7 @@ impl Online {
     /// before the prefix's last one is in it, in the same place), and returns the anomalies that stand
     /// and were not reported by an earlier round. An error is the prefix's: the caller decides whether it
     /// may yet go away (a prefix cut mid-way) or is the history's.
-    pub fn round(&mut self, prefix: &History) -> Result<Vec<Standing>, CheckError> {
+    pub fn round(&mut self, prefix: &History) -> Result<Vec<StandingAnomaly>, CheckError> {
         self.rounds += 1;
         let result = crate::check(prefix, &self.options)?;
         let mut new = Vec::new();
@@ -98,7 +107,7 @@ impl Online {
             txns.sort_unstable();
             if self.reported.insert((name.to_string(), txns)) {
                 let prohibited = self.options.prohibited().contains(name);
-                new.push(Standing { name: name.to_string(), prohibited, anomaly: anomaly.clone() });
+                new.push(StandingAnomaly { name: name.to_string(), prohibited, anomaly: anomaly.clone() });
             }
         }
         Ok(new)
@@ -139,13 +148,84 @@ pub fn standing<'r>(prefix: &History, result: &'r CheckResult, options: &Options
     let pending: BTreeSet<u64> =
         prefix.transactions().filter(|t| t.completion.is_none()).map(|t| t.invoke.index).collect();
     let settled = |anomaly: &Anomaly| anomaly.ops().iter().all(|view| !pending.contains(&view.index));
+    let prohibited = options.prohibited();
     result
         .anomalies
         .iter()
         .flat_map(|(name, list)| list.iter().map(move |a| (name.as_str(), a)))
         .filter(|(name, anomaly)| match anomaly {
-            Anomaly::Cycle(_) => settled(anomaly),
-            Anomaly::Case(_) => STANDING_CASES.contains(name) && settled(anomaly),
+            Anomaly::Cycle(_) => covered_if_contradicted(name, &prohibited) && settled(anomaly),
+            Anomaly::Case(_) => {
+                STANDING_CASES.contains(name)
+                    && (*name != "dirty-update" || covered_if_contradicted(name, &prohibited))
+                    && settled(anomaly)
+            }
         })
         .collect()
+}
+
+/// Whether an anomaly resting on a prefix's version order may stand: should a later read contradict
+/// that order, what the finished history shows instead ([`VERSION_ORDER_CONTRADICTIONS`]) rules out
+/// every model `name` does, and is prohibited wherever `name` is.
+fn covered_if_contradicted(name: &str, prohibited: &BTreeSet<&'static str>) -> bool {
+    let by_it = impossible_models([name]);
+    VERSION_ORDER_CONTRADICTIONS.iter().all(|&instead| {
+        by_it.is_subset(&impossible_models([instead])) && (!prohibited.contains(name) || prohibited.contains(instead))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use histories::{Format, parse};
+
+    use super::*;
+    use crate::Validity;
+
+    /// T0 appends 5 to y and 7 to z; T2 appends 2 to y and reads z = [7]; T4 reads y = [2, 5]: the
+    /// prefix's version order of y puts T2 before T0, who wrote what T2 read: G1c.
+    const PREFIX: &str = r#"{"type":"invoke","process":0,"value":[["append","y",5],["append","z",7]]}
+{"type":"ok","process":0,"value":[["append","y",5],["append","z",7]]}
+{"type":"invoke","process":1,"value":[["append","y",2],["r","z",null]]}
+{"type":"ok","process":1,"value":[["append","y",2],["r","z",[7]]]}
+{"type":"invoke","process":2,"value":[["r","y",null]]}
+{"type":"ok","process":2,"value":[["r","y",[2,5]]]}
+"#;
+
+    /// Then T8 reads y = [5, 2, 6], longer and contradicting [2, 5]: the finished history's version
+    /// order is the longer read's, with T0 before T2, and the cycle is gone.
+    const REST: &str = r#"{"type":"invoke","process":3,"value":[["append","y",6]]}
+{"type":"ok","process":3,"value":[["append","y",6]]}
+{"type":"invoke","process":4,"value":[["r","y",null]]}
+{"type":"ok","process":4,"value":[["r","y",[5,2,6]]]}
+"#;
+
+    fn standing_after_the_prefix_and_finished(options: Options) -> (Vec<String>, CheckResult) {
+        let prefix = parse(PREFIX, Format::JsonLines, "prefix.jsonl").unwrap();
+        let whole = parse(&format!("{PREFIX}{REST}"), Format::JsonLines, "whole.jsonl").unwrap();
+        let mut online = Online::new(options.clone());
+        let stood = online.round(&prefix).unwrap().into_iter().map(|s| s.name).collect();
+        (stood, crate::check(&whole, &options).unwrap())
+    }
+
+    #[test]
+    fn a_cycle_on_a_version_order_a_later_read_may_contradict_stands_where_the_contradiction_is_prohibited() {
+        let serializable = Options::new(&["serializable".to_string()], &[]).unwrap();
+        let (stood, finished) = standing_after_the_prefix_and_finished(serializable);
+        assert_eq!(stood, ["G1c"]);
+        assert_eq!(
+            (finished.valid, finished.anomaly_types),
+            (Validity::Invalid, vec!["incompatible-order".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_cycle_does_not_stand_where_the_finished_history_could_be_valid_without_it() {
+        let only_g1c = Options::new(&[], &["G1c".to_string()]).unwrap();
+        let (stood, finished) = standing_after_the_prefix_and_finished(only_g1c.clone());
+        assert!(stood.is_empty(), "{stood:?}");
+        // Why: the prefix alone shows G1c, the finished history none, and nothing else G1c prohibits.
+        let prefix = parse(PREFIX, Format::JsonLines, "prefix.jsonl").unwrap();
+        assert_eq!(crate::check(&prefix, &only_g1c).unwrap().anomaly_types, ["G1c"]);
+        assert_eq!(finished.valid, Validity::Valid);
+    }
 }

@@ -45,6 +45,11 @@ impl Growing {
         self.complete
     }
 
+    /// The complete lines' bytes.
+    pub fn complete(&self) -> &[u8] {
+        &self.bytes[..self.complete]
+    }
+
     /// The complete lines as a history: a prefix of the finished one, the line being written left out.
     pub fn prefix(&self, format: Format, file: &str) -> Result<History, HistoryError> {
         parse_bytes(&self.bytes[..self.complete], format, file)
