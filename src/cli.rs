@@ -443,6 +443,18 @@ pub struct RunArgs {
     #[arg(long)]
     pub vary: bool,
 
+    /// Check the history while it is recorded: print each anomaly as soon as it stands (the rest of the
+    /// run cannot take it back: docs/online-checking.md), explained as `check` explains it, and stop the
+    /// run at the first one the models prohibit (exit 1), keeping the history and the findings. The
+    /// verdict at the end is the ordinary check's, on the history recorded.
+    #[arg(long, conflicts_with_all = ["repeat", "until_invalid"])]
+    pub online: bool,
+
+    /// With --online: do not stop at the first prohibited anomaly; run to the end, reporting each as
+    /// it stands.
+    #[arg(long, requires = "online")]
+    pub keep_going: bool,
+
     #[command(flatten)]
     pub report: ReportFlags,
 

@@ -25,6 +25,7 @@ mod replay_claims;
 mod report_files;
 mod run_command;
 mod run_json;
+mod run_online;
 mod run_systems;
 mod scenarios;
 mod server_tests;

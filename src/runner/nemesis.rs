@@ -71,12 +71,12 @@ impl KillSwitches {
 
 /// Runs the nemesis every `every` until the run stops; returns its record.
 pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, shared: &Shared) -> ClientLog {
-    let mut record = ClientLog::default();
+    let mut record = ClientLog::tapped(shared.tap(shared.clients));
     let mut breaking = true;
     // The node the next node fault hits (from 0).
     let mut target = 0;
     loop {
-        if sleep_unless_stopped(every, shared) {
+        if sleep_unless_stopped(every, shared, &record) {
             break;
         }
         let (name, value) = match fault {
@@ -89,7 +89,7 @@ pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, share
                     (false, true) => "pause-node",
                     (false, false) => "resume-node",
                 };
-                record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
+                record.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
                 let done = match (kill, breaking) {
                     (true, true) => cluster.kill_node(target).map(|()| None),
                     (true, false) => cluster.restart_node(target).map(Some),
@@ -100,7 +100,7 @@ pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, share
                     target = (target + 1) % cluster.nodes().len();
                 }
                 breaking = !breaking;
-                record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
+                record.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
                 continue;
             }
             Fault::RestartCluster(cluster) => {
@@ -119,7 +119,7 @@ pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, share
                 (name, shell(cmd))
             }
         };
-        record.ops.push(op(shared, OpType::Info, name, value));
+        record.push(op(shared, OpType::Info, name, value));
     }
     // Leave the system healed.
     if !breaking {
@@ -127,23 +127,24 @@ pub(crate) fn run(fault: &Fault, every: Duration, switches: &KillSwitches, share
             Fault::Commands { heal_cmd, .. } => {
                 invoke(&mut record, shared, "heal");
                 let value = shell(heal_cmd);
-                record.ops.push(op(shared, OpType::Info, "heal", value));
+                record.push(op(shared, OpType::Info, "heal", value));
             }
             Fault::KillNode(cluster) | Fault::PauseNode(cluster) => {
                 let node = cluster.nodes()[target].name.clone();
                 let kill = matches!(fault, Fault::KillNode(_));
                 let name = if kill { "restart-node" } else { "resume-node" };
-                record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
+                record.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
                 let done = if kill {
                     cluster.restart_node(target).map(Some)
                 } else {
                     cluster.resume_node(target).map(|()| None)
                 };
-                record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
+                record.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
             }
             Fault::KillConnections | Fault::RestartCluster(_) => {}
         }
     }
+    record.close_tap();
     record
 }
 
@@ -161,13 +162,15 @@ fn outcome(node: &str, done: Result<Option<Rejoin>, ClusterError>) -> serde_json
 }
 
 /// Sleeps for `d` in short steps; whether the run stopped meanwhile.
-fn sleep_unless_stopped(d: Duration, shared: &Shared) -> bool {
+fn sleep_unless_stopped(d: Duration, shared: &Shared, record: &ClientLog) -> bool {
     let step = Duration::from_millis(20);
     let mut slept = Duration::ZERO;
     while slept < d {
         if shared.stop.load(Ordering::Relaxed) || shared.finished.load(Ordering::Relaxed) {
             return true;
         }
+        // Asleep, the nemesis records nothing before now: the online checker need not wait for it.
+        record.floor(shared.clock.now());
         std::thread::sleep(step.min(d - slept));
         slept += step;
     }
@@ -175,7 +178,7 @@ fn sleep_unless_stopped(d: Duration, shared: &Shared) -> bool {
 }
 
 fn invoke(record: &mut ClientLog, shared: &Shared, name: &str) {
-    record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null));
+    record.push(op(shared, OpType::Invoke, name, serde_json::Value::Null));
 }
 
 fn op(shared: &Shared, kind: OpType, name: &str, value: serde_json::Value) -> Op {
