@@ -193,3 +193,78 @@ fn a_completion_only_history_is_read_with_one_warning_and_refused_with_strict() 
         out.stderr
     );
 }
+
+/// Four list-append transactions: T4 and T5 each append to `k` and nobody reads `k`, so only the
+/// solver orders them; exactly one order of the two is strict-serializable (T5 first).
+const UNSHOWN_ONE_ORDER: &str = include_str!("../testdata/exact/unshown-appends-one-order.jsonl");
+
+/// The history with each transaction's `commit_order` given by `order` (index of the completion → position).
+fn with_commit_order(witness: &str, order: &dyn Fn(u64, u64) -> u64) -> String {
+    let mut out = String::new();
+    for line in witness.lines() {
+        let mut op: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(position) = op.get("commit_order").and_then(|p| p.as_u64()) {
+            let index = op["index"].as_u64().unwrap();
+            op["commit_order"] = serde_json::json!(order(index, position));
+        }
+        out.push_str(&op.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn a_list_append_witness_orders_the_unshown_appends_and_the_other_order_is_refuted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_h, path) = temp_file("unshown.jsonl", UNSHOWN_ONE_ORDER);
+    let witness = dir.path().join("witness.jsonl");
+    let out = isocheck(
+        &["check", path.to_str().unwrap(), "--model", "strict-serializable", "--witness", witness.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("Exact: decided exactly (over both orders of the 1 pair of writes"), "{}", out.stdout);
+    let text = std::fs::read_to_string(&witness).unwrap();
+    assert_eq!(text.lines().filter(|l| l.contains("\"commit_order\"")).count(), 4, "{text}");
+    // The witness ranks k's two appends by its commit order: inference alone accepts it.
+    let again =
+        isocheck(&["check", witness.to_str().unwrap(), "--model", "strict-serializable", "--format", "json"], None);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    let v: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(v["checked"]["unordered_pairs"].as_u64().unwrap_or(0), 0, "{}", again.stdout);
+    assert!(
+        v["stats"]["edges"]["ww"].as_u64().unwrap_or(0) >= 1,
+        "the commit order ranks k's appends: {}",
+        again.stdout
+    );
+    // The same positions with T4 (completion 4) and T5 (completion 5) swapped put T4's append first:
+    // T4 < T5 (k), T5 < T6 (T6 read T5's append to p), T6 < T4 (T6 read q empty, which T4 appended to).
+    let (p4, p5) = {
+        let pos = |index: u64| {
+            text.lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .find(|op| op["index"] == index)
+                .and_then(|op| op["commit_order"].as_u64())
+                .unwrap()
+        };
+        (pos(4), pos(5))
+    };
+    assert!(p5 < p4, "the only order puts T5 first: {text}");
+    let swapped = with_commit_order(&text, &|index, position| match index {
+        4 => p5,
+        5 => p4,
+        _ => position,
+    });
+    let (_s, swapped_path) = temp_file("swapped.jsonl", &swapped);
+    let out = isocheck(
+        &["check", swapped_path.to_str().unwrap(), "--model", "strict-serializable", "--format", "json"],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let cases = v["anomalies"]["G-single-item"].as_array().expect("a G-single-item");
+    assert_eq!(cases.len(), 1, "{}", out.stdout);
+    let mut txns: Vec<u64> = cases[0]["cycle"].as_array().unwrap().iter().map(|t| t.as_u64().unwrap()).collect();
+    txns.sort_unstable();
+    assert_eq!(txns, vec![4, 5, 6], "{}", out.stdout);
+}

@@ -63,7 +63,8 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
                 numbered_writes: 0,
             };
             let explainer = ListAppendExplainer::new(&index, &txns);
-            Ok(conclude(history, &txns, workload, found, &explainer, None, options))
+            let exact = Exact { source: &index, unordered: None };
+            Ok(conclude(history, &txns, workload, found, &explainer, Some(exact), options))
         }
         Workload::RwRegister => {
             workload::refuse_init(history, workload)?;

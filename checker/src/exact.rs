@@ -108,9 +108,24 @@ pub(crate) trait ExactSource {
     /// Each key's writes that took effect, with their readers and the pairs inference ranks.
     fn key_writes(&self, txns: &Txns<'_>) -> Vec<KeyWrites>;
     /// The data dependencies inference proves.
-    fn dependencies(&self) -> EdgeList;
+    fn dependencies(&self, txns: &Txns<'_>) -> EdgeList;
     /// A key's name.
     fn key_name(&self, k: KeyId) -> Key;
+    /// Which transactions took effect, as far as their writes show: those with a write in `key_writes`
+    /// (a write there took effect).
+    fn in_effect(&self, txns: &Txns<'_>, key_writes: &[KeyWrites]) -> Vec<bool> {
+        let mut in_effect = vec![false; txns.len()];
+        for key in key_writes {
+            for &(t, _, _) in &key.writes {
+                in_effect[t as usize] = true;
+            }
+        }
+        in_effect
+    }
+    /// A write in words, for the explanation of a supposed order: `writer`'s write of `value` to `key`.
+    fn write_text(&self, writer: &str, key: &Key, value: i64) -> String {
+        format!("{writer}'s write of key {key} = {value}")
+    }
 }
 
 /// What the exact decisions found.
@@ -136,21 +151,16 @@ pub(crate) fn decide(
     budget: Duration,
 ) -> ExactFound {
     let mut found = ExactFound::default();
-    let key = |k: KeyId| source.key_name(k);
     let key_writes = source.key_writes(txns);
-    let dependencies = source.dependencies();
-    let mut known = Vec::with_capacity(dependencies.len());
-    dependencies.for_each(|from, to, kind| known.push(KnownEdge { from, to, kind }));
-    drop(dependencies);
-    let base = Polygraph::new(txns.len(), known, key_writes);
-    found.unordered_pairs = base.constraints.len();
+    let in_effect = source.in_effect(txns, &key_writes);
+    found.unordered_pairs = key_writes.iter().map(|k| k.open_pairs().count()).sum();
+    // The polygraph is built only for a model the solver must decide: when inference ranked every pair
+    // of writes, its cycle search often decided already.
+    let mut key_writes = Some(key_writes);
+    let mut base: Option<Polygraph> = None;
     // The transactions a witness places: the committed ones, and the indeterminate ones whose writes took
     // effect (somebody read one), with a completion to carry the place. An indeterminate one nobody read
     // is left unplaced: it may never have committed.
-    let mut in_effect = vec![false; txns.len()];
-    for w in &base.writes {
-        in_effect[w.txn as usize] = true;
-    }
     let took_effect = |t: TxnId| {
         txns.completion(t).is_some()
             && (txns.outcome(t) == histories::OpType::Ok
@@ -162,7 +172,7 @@ pub(crate) fn decide(
             outcomes.push((*m, Outcome::Holds));
             continue;
         }
-        if base.constraints.is_empty() && !want_witness && m.order == searched_order && m.order != Some(Kind::Process) {
+        if found.unordered_pairs == 0 && !want_witness && m.order == searched_order && m.order != Some(Kind::Process) {
             // Inference ranked every pair of writes, and its cycle search, over this model's order, found
             // nothing the model forbids: that search was already exact. (Its process order holds committed
             // transactions only, as Elle's does; the exact one also puts each indeterminate one after its
@@ -170,7 +180,14 @@ pub(crate) fn decide(
             outcomes.push((*m, Outcome::Holds));
             continue;
         }
-        let graph = with_order(&base, txns, m.order);
+        let base = base.get_or_insert_with(|| {
+            let dependencies = source.dependencies(txns);
+            let mut known = Vec::with_capacity(dependencies.len());
+            dependencies.for_each(|from, to, kind| known.push(KnownEdge { from, to, kind }));
+            drop(dependencies);
+            Polygraph::new(txns.len(), known, key_writes.take().unwrap_or_default())
+        });
+        let graph = with_order(base, txns, m.order);
         let deadline = Instant::now().checked_add(budget);
         let started = Instant::now();
         let decision = polygraph_solver::decide(&graph, m.rule, deadline);
@@ -208,7 +225,7 @@ pub(crate) fn decide(
                     outcomes.iter().any(|(w, o)| w != m && m.implies(w) && matches!(o, Outcome::Refuted(_)));
                 if !weaker_refuted {
                     let (graph, refutation) = refuted.as_ref();
-                    let cycles = explain_refutation(txns, graph, refutation, m, &key, explainer);
+                    let cycles = explain_refutation(txns, graph, refutation, m, source, explainer);
                     found.anomalies.insert(m.anomaly.to_string(), cycles.into_iter().map(Anomaly::Cycle).collect());
                 }
             }
@@ -268,12 +285,14 @@ fn explain_refutation(
     graph: &Polygraph,
     refutation: &Refutation,
     m: &ExactModel,
-    key: &dyn Fn(KeyId) -> Key,
+    source: &dyn ExactSource,
     explainer: &dyn DataExplainer,
 ) -> Vec<Cycle> {
+    let key = |k: KeyId| source.key_name(k);
+    let key = &key;
     let write_text = |w: u32| {
         let write = graph.writes[w as usize];
-        format!("{}'s write of key {} = {}", txns.name(write.txn), key(write.key), write.value)
+        source.write_text(&txns.name(write.txn), &key(write.key), write.value)
     };
     let pairs: Vec<String> = refutation
         .core

@@ -68,6 +68,18 @@ pub(crate) struct KeyWrites {
     pub ordered: Vec<Vec<bool>>,
 }
 
+impl KeyWrites {
+    /// The pairs `(i, j)`, `i < j`, of the key's writes that no known order ranks, by two transactions:
+    /// one constraint each.
+    pub(crate) fn open_pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let n = self.writes.len();
+        let ranked = |i: usize, j: usize| self.ordered.get(i).and_then(|row| row.get(j)).copied().unwrap_or(false);
+        (0..n)
+            .flat_map(move |i| (i + 1..n).map(move |j| (i, j)))
+            .filter(move |&(i, j)| !ranked(i, j) && !ranked(j, i) && self.writes[i].0 != self.writes[j].0)
+    }
+}
+
 /// One key's writes and constraints: where they sit among the polygraph's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct KeySpan {
@@ -127,15 +139,8 @@ impl Polygraph {
                     readers: (start, graph.readers.len() as u32),
                 });
             }
-            let n = key.writes.len();
-            for i in 0..n {
-                for j in i + 1..n {
-                    let ranked = key.ordered.get(i).and_then(|row| row.get(j)).copied().unwrap_or(false)
-                        || key.ordered.get(j).and_then(|row| row.get(i)).copied().unwrap_or(false);
-                    if !ranked && key.writes[i].0 != key.writes[j].0 {
-                        graph.constraints.push(Constraint { first: base + i as WriteId, second: base + j as WriteId });
-                    }
-                }
+            for (i, j) in key.open_pairs() {
+                graph.constraints.push(Constraint { first: base + i as WriteId, second: base + j as WriteId });
             }
             graph.keys.push(KeySpan {
                 writes: (base, graph.writes.len() as WriteId),

@@ -1,12 +1,15 @@
-//! The exact register verdicts against an exhaustive oracle: on small random rw-register histories (up
-//! to 8 transactions, 3 keys, 3 processes; committed, aborted and indeterminate transactions; reads of
-//! any value a key was given, so many histories are anomalous), the checker's verdict for each of the six
-//! models it decides exactly must be the oracle's, both ways.
+//! The exact verdicts against an exhaustive oracle: on small random histories (up to 8 transactions, 3
+//! keys, 3 processes; committed, aborted and indeterminate transactions), the checker's verdict for each
+//! of the six models it decides exactly must be the oracle's, both ways. Register histories read any
+//! value a key was given; list-append histories read the committed list, or a prefix of it, often
+//! followed by an append that is not next (uncommitted, aborted or later): many histories of both are
+//! anomalous, and many list-append ones have appends no read shows, whose order only the exact decision
+//! weighs.
 //!
 //! The oracle knows nothing of dependency graphs. It searches every commit order of the transactions
 //! (each indeterminate one in or out, one that somebody read in), placing one at a time:
-//! - serializable: each transaction reads, for every key it reads first, the last write of the key
-//!   placed before it;
+//! - serializable: each transaction reads, for every key it reads first, the state of the key the
+//!   transactions placed before it leave (a register's last write; a list's appends, in order);
 //! - snapshot isolation (Berenson et al. 1995; the operational definition Cerone, Bernardi & Gotsman,
 //!   CONCUR 2015, show equal to the axiomatic one): each transaction reads from a snapshot, a prefix of
 //!   the commit order before it, and that prefix holds every earlier writer of a key it writes (first
@@ -15,8 +18,9 @@
 //!   only after, and for snapshot isolation only with a snapshot holding, every committed transaction
 //!   of its process before it, or every committed transaction that completed before it was invoked.
 //!
-//! `cargo test` checks [`HISTORIES`] histories from a fixed seed; `ISOCHECK_EXACT_ORACLE_HISTORIES=N`
-//! checks N (and `ISOCHECK_EXACT_ORACLE_SEED` another seed). A disagreement prints the history.
+//! `cargo test` checks [`HISTORIES`] histories of each workload from a fixed seed;
+//! `ISOCHECK_EXACT_ORACLE_HISTORIES=N` checks N (and `ISOCHECK_EXACT_ORACLE_SEED` another seed). A
+//! disagreement prints the history.
 
 use std::collections::BTreeSet;
 
@@ -45,6 +49,13 @@ enum Order {
     Realtime,
 }
 
+/// The workload of a generated history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Workload {
+    Registers,
+    Lists,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
     Ok,
@@ -60,17 +71,31 @@ struct Txn {
     /// Positions of its invocation and completion among the history's operations.
     invoked: usize,
     completed: usize,
-    /// Its micro-ops: (key, read?, value); a read's value is what it saw (`None`: nil).
+    /// Its micro-ops: (key, read?, value); a register read's value is what it saw (`None`: nil); a
+    /// write's, what it wrote (appended, for lists).
     mops: Vec<(usize, bool, Option<i64>)>,
+    /// What each of its list reads saw, in order (list-append histories).
+    lists: Vec<Vec<i64>>,
 }
 
 impl Txn {
-    /// The value each key it reads first was read as.
-    fn external_reads(&self) -> impl Iterator<Item = (usize, Option<i64>)> + '_ {
-        self.mops
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &(k, read, v))| (read && !self.mops[..i].iter().any(|m| m.0 == k)).then_some((k, v)))
+    /// The state each key it reads first was read in: a register's value (none: nil), a list's elements.
+    fn external_reads(&self, workload: Workload) -> Vec<(usize, Vec<i64>)> {
+        let mut lists = self.lists.iter();
+        let mut out = Vec::new();
+        for (i, &(k, read, v)) in self.mops.iter().enumerate() {
+            if !read {
+                continue;
+            }
+            let seen = match workload {
+                Workload::Registers => v.into_iter().collect(),
+                Workload::Lists => lists.next().cloned().unwrap_or_default(),
+            };
+            if !self.mops[..i].iter().any(|m| m.0 == k) {
+                out.push((k, seen));
+            }
+        }
+        out
     }
 
     /// The value of its last write of each key it writes.
@@ -96,9 +121,11 @@ fn below(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
 }
 
 /// A random history from `rng`: processes take turns at random to invoke their next transaction or
-/// complete the one in flight; reads see the last committed value half the time, any value the key was
-/// given (or nil) otherwise; an indeterminate transaction is its process's last.
-fn generate(rng: &mut Xoshiro256PlusPlus) -> Generated {
+/// complete the one in flight; reads see the committed state half the time; otherwise a register read
+/// sees any value the key was given (or nil), and a list read a prefix of the committed list, followed
+/// half the time by another of the key's appends (not its own); an indeterminate transaction is its
+/// process's last.
+fn generate(rng: &mut Xoshiro256PlusPlus, workload: Workload) -> Generated {
     let txn_count = 1 + below(rng, 8);
     let keys = 1 + below(rng, 3);
     let processes = 1 + below(rng, 3);
@@ -108,18 +135,30 @@ fn generate(rng: &mut Xoshiro256PlusPlus) -> Generated {
     let mut lines: Vec<String> = Vec::new();
     let mut next_value = 1i64;
     let mut committed: Vec<Option<i64>> = vec![None; keys];
+    let mut committed_lists: Vec<Vec<i64>> = vec![Vec::new(); keys];
     let mut given: Vec<Vec<i64>> = vec![Vec::new(); keys];
     let mut started = 0;
-    let mops_json = |mops: &[(usize, bool, Option<i64>)], with_reads: bool| -> String {
-        let parts: Vec<String> = mops
+    let mops_json = |txn: &Txn, with_reads: bool| -> String {
+        let mut lists = txn.lists.iter();
+        let parts: Vec<String> = txn
+            .mops
             .iter()
             .map(|&(k, read, v)| {
                 let value = match (read, with_reads, v) {
+                    (true, true, _) if workload == Workload::Lists => match lists.next() {
+                        Some(list) => format!("{list:?}").replace(' ', ""),
+                        None => "null".to_string(),
+                    },
                     (true, false, _) | (true, true, None) => "null".to_string(),
                     (_, _, Some(v)) => v.to_string(),
                     (false, _, None) => "null".to_string(),
                 };
-                format!("[\"{}\",\"k{k}\",{value}]", if read { "r" } else { "w" })
+                let f = match (read, workload) {
+                    (true, _) => "r",
+                    (false, Workload::Registers) => "w",
+                    (false, Workload::Lists) => "append",
+                };
+                format!("[\"{f}\",\"k{k}\",{value}]")
             })
             .collect();
         format!("[{}]", parts.join(","))
@@ -159,8 +198,10 @@ fn generate(rng: &mut Xoshiro256PlusPlus) -> Generated {
                         given[k].push(v.unwrap_or_default());
                     }
                 }
-                lines.push(format!("{{\"type\":\"invoke\",\"process\":{p},\"value\":{}}}", mops_json(&mops, false)));
-                txns.push(Txn { process: p, outcome: Outcome::Ok, invoked: lines.len() - 1, completed: 0, mops });
+                let txn =
+                    Txn { process: p, outcome: Outcome::Ok, invoked: lines.len(), completed: 0, mops, lists: vec![] };
+                lines.push(format!("{{\"type\":\"invoke\",\"process\":{p},\"value\":{}}}", mops_json(&txn, false)));
+                txns.push(txn);
                 in_flight[p] = Some(txns.len() - 1);
                 started += 1;
             }
@@ -172,7 +213,32 @@ fn generate(rng: &mut Xoshiro256PlusPlus) -> Generated {
                     _ => Outcome::Ok,
                 };
                 let own: Vec<i64> = txns[t].mops.iter().filter(|m| !m.1).map(|m| m.2.unwrap_or_default()).collect();
-                if outcome == Outcome::Ok {
+                if outcome == Outcome::Ok && workload == Workload::Lists {
+                    let mut lists = Vec::new();
+                    for &(k, read, _) in &txns[t].mops {
+                        if read {
+                            let mut list = committed_lists[k].clone();
+                            if below(rng, 2) == 1 {
+                                list.truncate(below(rng, list.len() + 1));
+                                let others: Vec<i64> = given[k]
+                                    .iter()
+                                    .copied()
+                                    .filter(|v| !own.contains(v) && !list.contains(v))
+                                    .collect();
+                                if let Some(&extra) = others.get(below(rng, 2 * others.len() + 1)) {
+                                    list.push(extra);
+                                }
+                            }
+                            lists.push(list);
+                        }
+                    }
+                    txns[t].lists = lists;
+                    for &(k, read, v) in &txns[t].mops {
+                        if !read {
+                            committed_lists[k].push(v.unwrap_or_default());
+                        }
+                    }
+                } else if outcome == Outcome::Ok {
                     let mut seen: Vec<Option<i64>> = Vec::new();
                     for &(k, read, _) in &txns[t].mops {
                         if read {
@@ -205,7 +271,7 @@ fn generate(rng: &mut Xoshiro256PlusPlus) -> Generated {
                 };
                 lines.push(format!(
                     "{{\"type\":\"{kind}\",\"process\":{p},\"value\":{}}}",
-                    mops_json(&txns[t].mops, outcome == Outcome::Ok)
+                    mops_json(&txns[t], outcome == Outcome::Ok)
                 ));
                 txns[t].outcome = outcome;
                 txns[t].completed = lines.len() - 1;
@@ -222,11 +288,10 @@ fn generate(rng: &mut Xoshiro256PlusPlus) -> Generated {
 /// Whether some commit order (and, for snapshot isolation, snapshots) explains the history.
 struct Oracle<'a> {
     txns: &'a [Txn],
+    workload: Workload,
     snapshot: bool,
-    order: Order,
-    /// Each transaction's writer of each value read: `writer[t][i]` for its `i`th external read
-    /// (`None`: nil).
-    reads: Vec<Vec<(usize, Option<usize>)>>,
+    /// Each transaction's external reads: the key, and the state it saw.
+    reads: Vec<Vec<(usize, Vec<i64>)>>,
     required: Vec<bool>,
     possible: Vec<bool>,
     /// Transactions that must come first, and be in the snapshot.
@@ -235,25 +300,22 @@ struct Oracle<'a> {
 
 impl<'a> Oracle<'a> {
     /// `None` when some read can be explained by no order at all (it saw an aborted write).
-    fn new(txns: &'a [Txn], snapshot: bool, order: Order) -> Option<Oracle<'a>> {
+    fn new(txns: &'a [Txn], workload: Workload, snapshot: bool, order: Order) -> Option<Oracle<'a>> {
         let writer_of = |k: usize, v: i64| txns.iter().position(|t| t.final_writes().any(|w| w == (k, v)));
         let mut reads = Vec::new();
         let mut required: Vec<bool> = txns.iter().map(|t| t.outcome == Outcome::Ok).collect();
         for t in txns {
             let mut these = Vec::new();
             if t.outcome == Outcome::Ok {
-                for (k, v) in t.external_reads() {
-                    match v {
-                        None => these.push((k, None)),
-                        Some(v) => {
-                            let w = writer_of(k, v)?;
-                            if txns[w].outcome == Outcome::Fail {
-                                return None;
-                            }
-                            required[w] = true;
-                            these.push((k, Some(w)));
+                for (k, seen) in t.external_reads(workload) {
+                    for &v in &seen {
+                        let w = writer_of(k, v)?;
+                        if txns[w].outcome == Outcome::Fail {
+                            return None;
                         }
+                        required[w] = true;
                     }
+                    these.push((k, seen));
                 }
             }
             reads.push(these);
@@ -277,11 +339,20 @@ impl<'a> Oracle<'a> {
                     .collect()
             })
             .collect();
-        Some(Oracle { txns, snapshot, order, reads, required, possible, before })
+        Some(Oracle { txns, workload, snapshot, reads, required, possible, before })
+    }
+
+    /// The state of `key` the transactions `placed` leave, in order: a register's last write (none:
+    /// nil), a list's appends.
+    fn state(&self, key: usize, placed: &[usize]) -> Vec<i64> {
+        let written = placed.iter().filter_map(|&u| self.txns[u].final_writes().find(|w| w.0 == key).map(|w| w.1));
+        match self.workload {
+            Workload::Registers => written.last().into_iter().collect(),
+            Workload::Lists => written.collect(),
+        }
     }
 
     fn holds(&self) -> bool {
-        let _ = self.order;
         let mut placed: Vec<usize> = Vec::new();
         let mut position = vec![usize::MAX; self.txns.len()];
         self.search(&mut placed, &mut position)
@@ -326,12 +397,7 @@ impl<'a> Oracle<'a> {
         } else {
             k..=k
         };
-        lows.into_iter().any(|p| {
-            self.reads[t].iter().all(|&(key, writer)| {
-                let last = placed[..p].iter().rev().find(|&&u| self.txns[u].writes(key)).copied();
-                last == writer
-            })
-        })
+        lows.into_iter().any(|p| self.reads[t].iter().all(|(key, seen)| self.state(*key, &placed[..p]) == *seen))
     }
 }
 
@@ -361,15 +427,22 @@ fn exact_register_verdicts_agree_with_every_commit_order() {
     let (count, seed) = histories_to_check();
     // Histories this small are checked faster on one thread than by waking a pool for each.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
-    pool.install(|| compare_histories(count, seed));
+    pool.install(|| compare_histories(Workload::Registers, count, seed));
 }
 
-fn compare_histories(count: usize, seed: u64) {
+#[test]
+fn exact_list_append_verdicts_agree_with_every_commit_order() {
+    let (count, seed) = histories_to_check();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
+    pool.install(|| compare_histories(Workload::Lists, count, seed + 1));
+}
+
+fn compare_histories(workload: Workload, count: usize, seed: u64) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut invalid = [0usize; MODELS.len()];
     let mut disagreements = Vec::new();
     for _ in 0..count {
-        let generated = generate(&mut rng);
+        let generated = generate(&mut rng, workload);
         let history = parse(&generated.text, Format::JsonLines, "generated.jsonl").expect("a well-formed history");
         let ruled_out = match checked(&history) {
             Ok(out) => out,
@@ -379,7 +452,7 @@ fn compare_histories(count: usize, seed: u64) {
             }
         };
         for (i, &(model, snapshot, order)) in MODELS.iter().enumerate() {
-            let holds = Oracle::new(&generated.txns, snapshot, order).is_some_and(|o| o.holds());
+            let holds = Oracle::new(&generated.txns, workload, snapshot, order).is_some_and(|o| o.holds());
             if !holds {
                 invalid[i] += 1;
             }

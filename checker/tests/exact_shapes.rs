@@ -1,4 +1,5 @@
-//! The classic shapes on registers whose write orders the history does not show (`testdata/exact/`),
+//! The classic shapes on registers whose write orders the history does not show, and on lists whose
+//! appends no read shows (`testdata/exact/`),
 //! each with the exact verdict of every model the checker decides exactly, and each beside a near miss
 //! that must pass. In every one, inference alone orders no pair of writes that matters: without the exact
 //! decision, each would be called valid. An invalid verdict names its anomaly and, for each case of the
@@ -115,6 +116,27 @@ fn a_cycle_only_session_order_reveals() {
 }
 
 #[test]
+fn two_appends_no_read_shows_cannot_have_run_concurrently_under_snapshot_isolation() {
+    // T4 and T5 both append to k, which nobody reads; T6 saw T5 but not T4, and T5 saw T7, which T4 did
+    // not see. Inference alone finds only a cycle with two adjacent anti-dependencies (a G2-item, which
+    // snapshot isolation allows); each order of the two appends to k closes one it forbids.
+    let cases: &[(&str, &[u64])] = &[("G-single-item", &[4, 5, 6]), ("G-single-item", &[5, 4, 7])];
+    verdicts(
+        "unshown-appends.jsonl",
+        |_| "no-snapshot-isolation-order",
+        &[("snapshot-isolation", cases), ("strong-session-snapshot-isolation", cases)],
+    );
+    // The same cycle, with T5 appending to another key: the write skew snapshot isolation allows.
+    verdicts("unshown-appends-near-miss.jsonl", |_| "", &[("snapshot-isolation", &[])]);
+    // T5 saw nothing of T7: one order of the appends to k (T5's first) leaves no cycle at all.
+    verdicts(
+        "unshown-appends-one-order.jsonl",
+        |_| "",
+        &[("snapshot-isolation", &[]), ("serializable", &[]), ("strict-serializable", &[])],
+    );
+}
+
+#[test]
 fn a_lost_update_without_versions_is_found_by_inference_and_its_near_miss_passes() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/exact/lost-update.jsonl");
     let history = read_path(&path).expect("a saved history").history;
@@ -126,7 +148,13 @@ fn a_lost_update_without_versions_is_found_by_inference_and_its_near_miss_passes
 
 #[test]
 fn a_valid_history_carries_a_witness_that_inference_alone_accepts() {
-    for file in ["write-skew.jsonl", "session-order-only.jsonl", "causality-violation.jsonl"] {
+    for file in [
+        "write-skew.jsonl",
+        "session-order-only.jsonl",
+        "causality-violation.jsonl",
+        "unshown-appends-near-miss.jsonl",
+        "unshown-appends-one-order.jsonl",
+    ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/exact").join(file);
         let history = read_path(&path).expect("a saved history").history;
         for model in ["snapshot-isolation", "serializable"] {

@@ -1,6 +1,7 @@
 //! The sentence that explains one list-append dependency, in Elle's words: "T2 appended 4 after T1
 //! appended 3 to 5" (`ww`), "T2 observed T1's append of 3 to key 5" (`wr`), "T1 did not observe T2's
-//! append of 4 to 5" (`rw`). Each is found again from the indexes the edge came from, so an explanation
+//! append of 4 to 5" (`rw`); two appends no read showed are ranked by the database's commit order
+//! (see `unshown`). Each is found again from the indexes the edge came from, so an explanation
 //! can never disagree with the graph.
 
 use histories::{Key, Mop, Observed};
@@ -35,6 +36,14 @@ impl DataExplainer for ListAppendExplainer<'_, '_> {
                     Previous::Element(p) if index.possible_writer(txns, k, p) == Some(from) => {
                         Some((Some(key.clone()), format!("{b} appended {value} after {a} appended {p} to {key}")))
                     }
+                    _ if index.unshown_after(k, to) == Some(from) => Some((
+                        Some(key.clone()),
+                        format!(
+                            "{b} appended {value} to {key} after {a} appended to it: no read showed either append, \
+                             and {}",
+                            crate::commit_order::placed_before(txns, from, to)
+                        ),
+                    )),
                     _ => None,
                 },
                 (Kind::Wr, Mop::Read { key, value: Observed::List(list) }) => {

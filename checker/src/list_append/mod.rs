@@ -18,6 +18,7 @@ mod cases;
 mod elems;
 mod explain;
 mod flat;
+mod unshown;
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -27,6 +28,7 @@ use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
 use crate::buckets::Buckets;
 use crate::chunks;
+use crate::commit_order::CommitOrder;
 use crate::error::CheckError;
 use crate::graph::{EdgeList, TxnId};
 use crate::kind::Kind;
@@ -95,6 +97,8 @@ pub struct Index<'h> {
     row_writers: Vec<TxnId>,
     reader_start: Vec<u32>,
     readers: Vec<TxnId>,
+    /// Per key, its unshown appends, one per transaction, in transaction order.
+    unshown: Vec<Vec<unshown::Unshown>>,
 }
 
 /// What the longest read of a key says about every prefix of it.
@@ -113,12 +117,18 @@ struct KeyFacts<'h> {
     versions: Vec<i64>,
     summary: Summary<'h>,
     row_writers: Vec<TxnId>,
+    unshown: Vec<unshown::Unshown>,
 }
 
 impl<'h> KeyFacts<'h> {
-    /// The facts of a key from its appends (transaction, element), in transaction order, and its longest
-    /// committed read.
-    fn new(txns: &Txns<'h>, appends: &[(TxnId, i64)], longest: Option<ReadAt>) -> KeyFacts<'h> {
+    /// The facts of a key from its appends (transaction, element), in transaction order, its longest
+    /// committed read, and the database's commit order if the history records one.
+    fn new(
+        txns: &Txns<'h>,
+        appends: &[(TxnId, i64)],
+        longest: Option<ReadAt>,
+        commit: Option<&CommitOrder>,
+    ) -> KeyFacts<'h> {
         // Room for the appended elements, which generated histories number densely, made once.
         let (low, high) = appends.iter().fold((i64::MAX, i64::MIN), |(l, h), &(_, v)| (l.min(v), h.max(v)));
         let mut elems = ElemMap::with_room(low, high, appends.len());
@@ -161,7 +171,14 @@ impl<'h> KeyFacts<'h> {
         let mut row_writers = Vec::with_capacity(versions.len() + 1);
         row_writers.push(NO_TXN);
         row_writers.extend(versions.iter().map(|&e| writer(e).filter(|&w| txns.is_possible(w)).unwrap_or(NO_TXN)));
-        KeyFacts { elems, versions, summary: Summary { longest: list, first_bad, first_duplicate }, row_writers }
+        let unshown = unshown::unshown(txns, appends, &elems, commit);
+        KeyFacts {
+            elems,
+            versions,
+            summary: Summary { longest: list, first_bad, first_duplicate },
+            row_writers,
+            unshown,
+        }
     }
 }
 
@@ -198,6 +215,7 @@ impl<'h> Index<'h> {
             row_writers: Vec::new(),
             reader_start: Vec::new(),
             readers: Vec::new(),
+            unshown: Vec::new(),
         };
         let phase = Phase::start();
         let flat = flat::flatten(txns)?;
@@ -233,14 +251,19 @@ impl<'h> Index<'h> {
                     .map(move |j| (index.mop_keys[j] as usize, (t, index.mop_elems[j])))
             })
         });
-        let facts: Vec<KeyFacts<'h>> =
-            (0..key_count).into_par_iter().map(|k| KeyFacts::new(txns, appends.of(k), self.longest[k])).collect();
+        let commit = CommitOrder::new(txns);
+        let commit = (commit.recorded() > 0).then_some(&commit);
+        let facts: Vec<KeyFacts<'h>> = (0..key_count)
+            .into_par_iter()
+            .map(|k| KeyFacts::new(txns, appends.of(k), self.longest[k], commit))
+            .collect();
         let mut base = 0u32;
         self.version_base = Vec::with_capacity(key_count);
         self.row_writers = Vec::with_capacity(key_count + facts.iter().map(|f| f.versions.len()).sum::<usize>());
         self.elems = Vec::with_capacity(key_count);
         self.versions = Vec::with_capacity(key_count);
         self.summaries = Vec::with_capacity(key_count);
+        self.unshown = Vec::with_capacity(key_count);
         for f in facts {
             self.version_base.push(base);
             base += f.versions.len() as u32 + 1;
@@ -248,6 +271,7 @@ impl<'h> Index<'h> {
             self.elems.push(f.elems);
             self.versions.push(f.versions);
             self.summaries.push(f.summary);
+            self.unshown.push(f.unshown);
         }
     }
 
@@ -410,7 +434,9 @@ impl<'h> Index<'h> {
 
     /// The `ww`, `wr` and `rw` edges among `ok` and `info` transactions.
     pub fn edges(&self, txns: &Txns<'h>) -> EdgeList {
-        chunks::edges_per_chunk(txns.len(), |ids| self.edges_of(txns, ids))
+        let mut edges = chunks::edges_per_chunk(txns.len(), |ids| self.edges_of(txns, ids));
+        self.unshown_edges(&mut edges);
+        edges
     }
 
     /// The edges into the transactions `ids`, from the flat arrays alone.

@@ -279,7 +279,7 @@ impl ExactSource for Index<'_> {
         self.writes_by_key(txns)
     }
 
-    fn dependencies(&self) -> EdgeList {
+    fn dependencies(&self, _txns: &Txns<'_>) -> EdgeList {
         self.edges()
     }
 
