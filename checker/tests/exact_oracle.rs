@@ -345,9 +345,9 @@ impl<'a> Oracle<'a> {
     /// The state of `key` the transactions `placed` leave, in order: a register's last write (none:
     /// nil), a list's appends.
     fn state(&self, key: usize, placed: &[usize]) -> Vec<i64> {
-        let written = placed.iter().filter_map(|&u| self.txns[u].final_writes().find(|w| w.0 == key).map(|w| w.1));
+        let mut written = placed.iter().filter_map(|&u| self.txns[u].final_writes().find(|w| w.0 == key).map(|w| w.1));
         match self.workload {
-            Workload::Registers => written.last().into_iter().collect(),
+            Workload::Registers => written.next_back().into_iter().collect(),
             Workload::Lists => written.collect(),
         }
     }

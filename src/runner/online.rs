@@ -58,6 +58,8 @@ pub struct OnlineSummary {
     pub stopped_by: Option<(String, usize)>,
     /// The most the checker's prefix lagged behind the recorder at the end of a round, in milliseconds.
     pub max_lag_ms: u64,
+    /// The last round: the operations it checked and how long it took, in milliseconds.
+    pub last_round: (usize, u64),
 }
 
 /// The checker thread: receives the logs' operations until every log is done (or the run is over),
@@ -109,6 +111,7 @@ pub(crate) fn check_online(
         let ops = history.len();
         let found = online.round(&history);
         summary.rounds += 1;
+        summary.last_round = (ops, started.elapsed().as_millis() as u64);
         let lag = shared.clock.now().saturating_sub(merger.checked_time).max(0) / 1_000_000;
         summary.max_lag_ms = summary.max_lag_ms.max(lag as u64);
         status.lag_ms.store(lag as u64, Ordering::Relaxed);
