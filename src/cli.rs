@@ -598,15 +598,25 @@ pub enum NemesisName {
 #[derive(Debug, Args)]
 pub struct SystemFlags {
     /// The system under test: engine, sqlite, postgres, mariadb, galera or exec (default: engine). compare and
-    /// hermitage take several, comma-separated (compare's default: engine,sqlite).
+    /// hermitage take several, comma-separated or repeated, one kind several times included (versions side
+    /// by side; compare's default: engine,sqlite).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "DB")]
     pub db: Vec<SystemKind>,
 
     /// A server's connection URL, whose scheme says which system it is for: postgres://user@host:port/db
     /// (or key=value pairs) for PostgreSQL, mysql://user@host:port/db for MariaDB,
-    /// mysql://user@host:port,host:port/db (several hosts) for Galera. Repeat it for several servers. A server without one is reached at ISOCHECK_PG_URL or ISOCHECK_MYSQL_URL.
+    /// mysql://user@host:port,host:port/db (several hosts) for Galera. Repeat it for several servers,
+    /// several of one kind included (`--db postgres,postgres --url A --url B`: the first URL of a kind for
+    /// the first --db of that kind). A lone server without one is reached at ISOCHECK_PG_URL or
+    /// ISOCHECK_MYSQL_URL.
     #[arg(long, value_name = "URL")]
     pub url: Vec<String>,
+
+    /// compare and hermitage: a label of your own for a system, one per --db in its order (repeatable);
+    /// the reports show it after the system's name and the release the server reported (`postgres 18.6
+    /// [candidate]`).
+    #[arg(long = "label", value_name = "LABEL")]
+    pub labels: Vec<String>,
 
     /// A planted engine defect (engine only): global-lock (serializes every transaction), ssi-off,
     /// no-first-committer-wins, dirty-read, non-atomic-commit.

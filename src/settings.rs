@@ -29,6 +29,9 @@ pub enum DefectScope {
 impl SystemFlags {
     /// The one system a command runs against (`--db`, default the engine).
     pub fn spec(&self) -> anyhow::Result<SystemSpec> {
+        if !self.labels.is_empty() {
+            bail!("--label names a column of compare's and hermitage's reports; this command has none");
+        }
         let mut specs = self.specs(&[SystemKind::Engine], DefectScope::EverySystem)?;
         if specs.len() > 1 {
             bail!("--db names one system here, not {}", specs.len());
@@ -36,14 +39,15 @@ impl SystemFlags {
         Ok(specs.remove(0))
     }
 
-    /// The URL of a server of `kind`: the `--url` whose scheme is its, else its environment variable
-    /// (`ISOCHECK_PG_URL`, `ISOCHECK_MYSQL_URL`); `None` for a system in process.
-    fn url_for(&self, kind: SystemKind) -> anyhow::Result<Option<String>> {
+    /// The URL of the `nth` (from 0) of `servers` servers of `kind` that `--db` names: the `nth` `--url`
+    /// whose scheme is its, else (for a lone server) its environment variable (`ISOCHECK_PG_URL`,
+    /// `ISOCHECK_MYSQL_URL`); `None` for a system in process.
+    fn url_for(&self, kind: SystemKind, nth: usize, servers: usize) -> anyhow::Result<Option<String>> {
         if kind == SystemKind::Galera {
-            return Ok(url_for(kind, &self.url)?.map(str::to_string));
+            return Ok(url_for(kind, nth, servers, &self.url)?.map(str::to_string));
         }
         let Some((var, _)) = kind.url_var() else { return Ok(None) };
-        if let Some(url) = url_for(kind, &self.url)? {
+        if let Some(url) = url_for(kind, nth, servers, &self.url)? {
             return Ok(Some(url.to_string()));
         }
         Ok(std::env::var(var).ok().filter(|url| !url.is_empty()))
@@ -56,14 +60,24 @@ impl SystemFlags {
             cli::SqliteBegin::Deferred => adapters::SqliteBegin::Deferred,
             cli::SqliteBegin::Immediate => adapters::SqliteBegin::Immediate,
         };
+        if self.labels.len() > kinds.len() {
+            bail!(
+                "{} --label for {} system(s): give at most one label per --db, in its order",
+                self.labels.len(),
+                kinds.len()
+            );
+        }
         kinds
             .iter()
-            .map(|&kind| {
+            .enumerate()
+            .map(|(i, &kind)| {
                 let defect = match scope {
                     DefectScope::EverySystem => self.defect,
                     DefectScope::EngineOnly => self.defect.filter(|_| kind == SystemKind::Engine),
                 };
-                let url = self.url_for(kind)?;
+                let nth = kinds[..i].iter().filter(|&&k| k == kind).count();
+                let servers = kinds.iter().filter(|&&k| k == kind).count();
+                let url = self.url_for(kind, nth, servers)?;
                 let exec = self
                     .cmd
                     .as_ref()
@@ -77,7 +91,10 @@ impl SystemFlags {
                         sync_wait: self.galera_sync_wait,
                     },
                 };
-                Ok(SystemSpec::new(kind, url.as_deref(), defect, begin)?.with_exec(exec)?.with_galera(galera)?)
+                Ok(SystemSpec::new(kind, url.as_deref(), defect, begin)?
+                    .with_exec(exec)?
+                    .with_galera(galera)?
+                    .with_user_label(self.labels.get(i).cloned()))
             })
             .collect()
     }
@@ -192,6 +209,51 @@ mod tests {
         assert_eq!(
             refused.err().as_deref(),
             Some("--defect plants a defect in the embedded engine; it cannot be used with --db sqlite")
+        );
+    }
+
+    #[test]
+    fn two_servers_of_one_kind_each_take_their_url_and_label_in_the_order_of_db() {
+        let urls = ["--url", "postgres://a@h:1/db", "--url", "postgres://b@h:2/db"];
+        let listed = system_flags(
+            &[&["isocheck", "compare", "--db", "postgres,postgres", "--label", "old"][..], &urls].concat(),
+        );
+        let repeated = system_flags(&[
+            "isocheck",
+            "hermitage",
+            "--db",
+            "postgres",
+            "--url",
+            "postgres://a@h:1/db",
+            "--db",
+            "postgres",
+            "--url",
+            "postgres://b@h:2/db",
+            "--label",
+            "old",
+        ]);
+        for flags in [listed, repeated] {
+            let specs = flags.specs(&[SystemKind::Engine], DefectScope::EverySystem).expect("valid");
+            let labels: Vec<String> = specs.iter().map(|s| s.column_label("PostgreSQL 15.18 (Debian)")).collect();
+            assert_eq!(labels, ["postgres 15.18 [old]", "postgres 15.18"]);
+            assert_eq!(format!("{specs:?}").matches("postgres://a@h:1/db").count(), 1);
+            assert!(format!("{:?}", specs[1]).contains("postgres://b@h:2/db"), "{specs:?}");
+        }
+        let one_url = system_flags(&["isocheck", "compare", "--db", "postgres,postgres", "--url", "postgres://a@h/db"]);
+        let refused = one_url.specs(&[SystemKind::Engine], DefectScope::EngineOnly).map_err(|e| e.to_string());
+        assert!(
+            refused.err().is_some_and(|e| e.starts_with("--db names 2 postgres server(s) but 1 --url is for postgres"))
+        );
+        let run = system_flags(&["isocheck", "run", "--db", "engine", "--label", "a"]);
+        assert_eq!(
+            run.spec().map_err(|e| e.to_string()).err().as_deref(),
+            Some("--label names a column of compare's and hermitage's reports; this command has none")
+        );
+        let labels = system_flags(&["isocheck", "compare", "--db", "engine", "--label", "a", "--label", "b"]);
+        let refused = labels.specs(&[SystemKind::Engine], DefectScope::EngineOnly).map_err(|e| e.to_string());
+        assert_eq!(
+            refused.err().as_deref(),
+            Some("2 --label for 1 system(s): give at most one label per --db, in its order")
         );
     }
 

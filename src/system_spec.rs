@@ -72,23 +72,45 @@ impl SystemKind {
     }
 }
 
-/// The URL among `urls` for a server of `kind` (by scheme), if any; two for one kind are an error. A
-/// `mysql://` URL listing several hosts is Galera's, one with a single host MariaDB's.
-pub fn url_for(kind: SystemKind, urls: &[String]) -> Result<Option<&str>, SpecError> {
-    let mut found = None;
+/// The URLs among `urls` for servers of `kind` (by scheme), in the order given: the first is for the
+/// first `--db` of that kind, the second for the second, and so on. A `mysql://` URL listing several
+/// hosts is Galera's, one with a single host MariaDB's.
+pub fn urls_for(kind: SystemKind, urls: &[String]) -> Result<Vec<&str>, SpecError> {
+    let mut found = Vec::new();
     for url in urls {
         let mut of = SystemKind::of_url(url)?;
         if of == SystemKind::Mariadb && lists_hosts(url) {
             of = SystemKind::Galera;
         }
         if of == kind {
-            if found.is_some() {
-                return Err(SpecError::TwoUrls { kind });
-            }
-            found = Some(url.as_str());
+            found.push(url.as_str());
         }
     }
     Ok(found)
+}
+
+/// The URL of the `nth` (from 0) of `servers` servers of `kind` that `--db` names: the `nth` of the
+/// URLs for that kind. No URL for the kind is `Ok(None)` (the caller may fall back on the environment
+/// for a lone server); otherwise there must be exactly one URL per server.
+pub fn url_for(kind: SystemKind, nth: usize, servers: usize, urls: &[String]) -> Result<Option<&str>, SpecError> {
+    let found = urls_for(kind, urls)?;
+    if found.is_empty() {
+        return if servers > 1 { Err(SpecError::UrlsPerServer { kind, servers, urls: 0 }) } else { Ok(None) };
+    }
+    if found.len() != servers.max(1) {
+        return Err(SpecError::UrlsPerServer { kind, servers: servers.max(1), urls: found.len() });
+    }
+    Ok(found.get(nth).copied())
+}
+
+/// The release in a server's reported version: `15.18` of `PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on
+/// x86_64-pc-linux-gnu, ...`, `10.11.14` of `MariaDB 10.11.14-MariaDB-0+deb12u2 (Debian 12)`; the whole
+/// version when it does not read as a product name followed by a release.
+pub fn release(version: &str) -> &str {
+    let mut words = version.split_whitespace();
+    let (Some(_product), Some(second)) = (words.next(), words.next()) else { return version.trim() };
+    let release = second.split(['-', ',', '+']).next().unwrap_or(second);
+    if release.starts_with(|c: char| c.is_ascii_digit()) { release } else { version.trim() }
 }
 
 /// Whether a URL's authority lists several hosts (`user@h1:p1,h2:p2`).
@@ -96,6 +118,19 @@ fn lists_hosts(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
     authority.rsplit_once('@').map_or(authority, |(_, hosts)| hosts).contains(',')
+}
+
+/// The column labels of systems opened from `specs`, given the versions they reported: each
+/// [`SystemSpec::column_label`], with ` #2`, ` #3`, ... after a label an earlier column already has,
+/// so no two columns (nor the files named after them) share a name.
+pub fn column_labels(specs: &[SystemSpec], versions: &[String]) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::with_capacity(specs.len());
+    for (spec, version) in specs.iter().zip(versions) {
+        let label = spec.column_label(version);
+        let seen = labels.iter().filter(|l| **l == label || l.starts_with(&format!("{label} #"))).count();
+        labels.push(if seen == 0 { label } else { format!("{label} #{}", seen + 1) });
+    }
+    labels
 }
 
 impl std::fmt::Display for SystemKind {
@@ -120,11 +155,18 @@ pub enum SpecError {
         /// The scheme given.
         scheme: String,
     },
-    /// Two `--url`s for one kind of server.
-    #[error("two --url for {kind}: give one URL per server")]
-    TwoUrls {
-        /// The system named twice.
+    /// Not one `--url` per server of a kind that `--db` names.
+    #[error(
+        "--db names {servers} {kind} server(s) but {urls} --url is for {kind}: give one URL per server, in the \
+         order of --db (the first --url for the first)"
+    )]
+    UrlsPerServer {
+        /// The kind of server.
         kind: SystemKind,
+        /// How many `--db` names.
+        servers: usize,
+        /// How many `--url`s are for it.
+        urls: usize,
     },
     /// `--db exec` with no `--cmd`.
     #[error("--db exec needs --cmd 'PROGRAM ARGS': the program that speaks the exec protocol (docs/EXEC.md)")]
@@ -156,6 +198,7 @@ pub struct SystemSpec {
     sqlite_begin: SqliteBegin,
     exec: Option<ExecCommand>,
     galera: GaleraSpec,
+    user_label: Option<String>,
 }
 
 /// `--db galera`'s nodes and options.
@@ -201,6 +244,7 @@ impl SystemSpec {
             sqlite_begin,
             exec: None,
             galera: GaleraSpec::default(),
+            user_label: None,
         })
     }
 
@@ -251,6 +295,32 @@ impl SystemSpec {
             Some(d) => format!("{} ({d})", self.name()),
             None => self.name().to_string(),
         }
+    }
+
+    /// The spec with a label of the user's (`--label`), which reports add to the system's column.
+    pub fn with_user_label(mut self, label: Option<String>) -> SystemSpec {
+        self.user_label = label.filter(|l| !l.trim().is_empty());
+        self
+    }
+
+    /// Whether this is a server, whose release tells one column from another (`postgres 15.18`).
+    pub fn is_server(&self) -> bool {
+        self.kind.url_var().is_some() || self.kind == SystemKind::Galera
+    }
+
+    /// How a report's column names this system once opened: [`SystemSpec::label`], then for a server
+    /// the release it reported (`postgres 18.6`), then the user's label in brackets (`postgres 18.6
+    /// [new]`). The release of an embedded system is isocheck's or the bundled library's, the same for
+    /// every column, so it is left out.
+    pub fn column_label(&self, version: &str) -> String {
+        let mut label = self.label();
+        if self.is_server() {
+            label = format!("{label} {}", release(version));
+        }
+        if let Some(user) = &self.user_label {
+            label = format!("{label} [{user}]");
+        }
+        label
     }
 
     /// Opens the system; an unreachable one is an error.
@@ -321,14 +391,55 @@ mod tests {
         assert_eq!(unknown, SpecError::UnknownScheme { scheme: "http".into() });
         assert!(!unknown.to_string().contains("secret"), "{unknown}");
         let urls = ["postgres://u@h/db".to_string(), "mysql://root@h/db".to_string()];
-        assert_eq!(url_for(SystemKind::Mariadb, &urls), Ok(Some("mysql://root@h/db")));
-        assert_eq!(url_for(SystemKind::Postgres, &urls), Ok(Some("postgres://u@h/db")));
-        assert_eq!(url_for(SystemKind::Postgres, &urls[1..]), Ok(None));
+        assert_eq!(url_for(SystemKind::Mariadb, 0, 1, &urls), Ok(Some("mysql://root@h/db")));
+        assert_eq!(url_for(SystemKind::Postgres, 0, 1, &urls), Ok(Some("postgres://u@h/db")));
+        assert_eq!(url_for(SystemKind::Postgres, 0, 1, &urls[1..]), Ok(None));
         let galera = ["mysql://root@h:1,h:2/db".to_string(), urls[1].clone()];
-        assert_eq!(url_for(SystemKind::Galera, &galera), Ok(Some("mysql://root@h:1,h:2/db")));
-        assert_eq!(url_for(SystemKind::Mariadb, &galera), Ok(Some("mysql://root@h/db")));
-        let twice = [urls[1].clone(), "mariadb://other@h/db".to_string()];
-        assert_eq!(url_for(SystemKind::Mariadb, &twice), Err(SpecError::TwoUrls { kind: SystemKind::Mariadb }));
+        assert_eq!(url_for(SystemKind::Galera, 0, 1, &galera), Ok(Some("mysql://root@h:1,h:2/db")));
+        assert_eq!(url_for(SystemKind::Mariadb, 0, 1, &galera), Ok(Some("mysql://root@h/db")));
+    }
+
+    #[test]
+    fn several_servers_of_one_kind_take_their_urls_in_the_order_of_db() {
+        let urls = ["mysql://root@h/db".to_string(), "postgres://a@h/15".to_string(), "postgres://b@h/18".to_string()];
+        assert_eq!(url_for(SystemKind::Postgres, 0, 2, &urls), Ok(Some("postgres://a@h/15")));
+        assert_eq!(url_for(SystemKind::Postgres, 1, 2, &urls), Ok(Some("postgres://b@h/18")));
+        assert_eq!(url_for(SystemKind::Mariadb, 0, 1, &urls), Ok(Some("mysql://root@h/db")));
+        let too_many = url_for(SystemKind::Postgres, 0, 1, &urls);
+        assert_eq!(too_many, Err(SpecError::UrlsPerServer { kind: SystemKind::Postgres, servers: 1, urls: 2 }));
+        let too_few = url_for(SystemKind::Mariadb, 0, 2, &urls).map_err(|e| e.to_string());
+        assert_eq!(
+            too_few.err().as_deref(),
+            Some(
+                "--db names 2 mariadb server(s) but 1 --url is for mariadb: give one URL per server, in the order of \
+                 --db (the first --url for the first)"
+            )
+        );
+        let none = url_for(SystemKind::Postgres, 1, 2, &urls[..1]);
+        assert_eq!(none, Err(SpecError::UrlsPerServer { kind: SystemKind::Postgres, servers: 2, urls: 0 }));
+    }
+
+    #[test]
+    fn a_servers_column_names_its_release_and_the_users_label() {
+        assert_eq!(
+            release("PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc 12.2.0, 64-bit"),
+            "15.18"
+        );
+        assert_eq!(release("PostgreSQL 18.6 on x86_64-pc-linux-gnu, compiled by gcc, 64-bit"), "18.6");
+        assert_eq!(release("MariaDB 10.11.14-MariaDB-0+deb12u2 (Debian 12), Galera 26.4.23"), "10.11.14");
+        assert_eq!(release("unversioned"), "unversioned");
+        let pg = |url: &str, user: Option<&str>| {
+            SystemSpec::new(SystemKind::Postgres, Some(url), None, SqliteBegin::Deferred)
+                .expect("valid")
+                .with_user_label(user.map(str::to_string))
+        };
+        let specs =
+            [pg("postgres://a@h/db", None), pg("postgres://b@h/db", Some("new")), pg("postgres://c@h/db", None)];
+        let versions =
+            ["PostgreSQL 15.18 (Debian)", "PostgreSQL 18.6 on x86_64", "PostgreSQL 15.18 (Debian)"].map(str::to_string);
+        assert_eq!(column_labels(&specs, &versions), ["postgres 15.18", "postgres 18.6 [new]", "postgres 15.18 #2"]);
+        let engine = SystemSpec::new(SystemKind::Engine, None, Some(engine::Defect::SsiOff), SqliteBegin::Deferred);
+        assert_eq!(engine.map(|e| e.column_label("isocheck 0.1.0")), Ok("engine (ssi-off)".to_string()));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::util::{isocheck, pg_url, repo};
+use crate::util::{isocheck, pg_urls, repo};
 
 /// A replay's claim: its name, the levels its steps force the cycle at, and (level, why) for the others.
 type Claim = (String, Vec<String>, Vec<(String, String)>);
@@ -191,14 +191,17 @@ fn write_skews_recur_on_the_engine_below_serializable_and_with_ssi_off() {
 #[test]
 #[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn the_engines_write_skews_recur_on_postgres_at_repeatable_read_only() {
-    let url = pg_url("the_engines_write_skews_recur_on_postgres_at_repeatable_read_only");
-    let replays = write_skews();
-    let forced = replays.forced_at("snapshot-isolation");
-    let n = forced.len();
-    let repeatable = replayed(replays, &forced, &["--db", "postgres", "--url", &url, "--isolation", "repeatable-read"]);
-    all_recur(&repeatable, n, "G2-item", "PostgreSQL repeatable read");
-    let serializable = replayed(replays, &forced, &["--db", "postgres", "--url", &url, "--isolation", "serializable"]);
-    all_prevented(&serializable, n, &["aborted (40001)"], "PostgreSQL serializable");
+    for url in pg_urls("the_engines_write_skews_recur_on_postgres_at_repeatable_read_only") {
+        let replays = write_skews();
+        let forced = replays.forced_at("snapshot-isolation");
+        let n = forced.len();
+        let repeatable =
+            replayed(replays, &forced, &["--db", "postgres", "--url", &url, "--isolation", "repeatable-read"]);
+        all_recur(&repeatable, n, "G2-item", "PostgreSQL repeatable read");
+        let serializable =
+            replayed(replays, &forced, &["--db", "postgres", "--url", &url, "--isolation", "serializable"]);
+        all_prevented(&serializable, n, &["aborted (40001)"], "PostgreSQL serializable");
+    }
 }
 
 #[test]

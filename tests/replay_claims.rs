@@ -118,7 +118,7 @@ fn cycle(spec: &CycleSpec) -> Cycle {
 fn outcome(scenario: &Scenario, level: Level, name: &str) -> verdict::CellVerdict {
     let system = EngineSystem::new(None);
     let execution = step_runner::execute(&system, level, scenario).expect("the engine runs the replay");
-    verdict::cell("engine", name, scenario, &execution).expect("the checker judges it").outcome
+    verdict::cell("engine", name, level, scenario, &execution).expect("the checker judges it").outcome
 }
 
 proptest! {

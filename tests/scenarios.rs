@@ -11,7 +11,7 @@
 
 use crate::defaults::flag_names;
 use crate::util;
-use crate::util::{isocheck, pg_url, run_json, run_json_until};
+use crate::util::{isocheck, pg_urls, run_json, run_json_until};
 use serde_json::Value;
 
 fn invariant<'a>(json: &'a Value, name: &str) -> &'a Value {
@@ -168,27 +168,31 @@ fn sqlite_counts_busy_errors_as_aborts_and_keeps_the_invariants() {
 #[test]
 #[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_serializable_aborts_withdrawals_and_keeps_every_invariant() {
-    let url = pg_url("postgres_serializable_aborts_withdrawals_and_keeps_every_invariant");
-    let aborted = |json: &Value| json["run"]["aborts_by_cause"]["40001"].as_u64().unwrap_or(0) > 0;
-    let (code, json, _dir) =
-        run_json_until(&[&BANK[..], &["--db", "postgres", "--url", &url]].concat(), |_, j| aborted(j));
-    assert_eq!(code, 0, "{json}");
-    assert!(all_hold(&json), "{}", json["invariants"]);
-    assert!(aborted(&json), "{}", json["run"]);
-    assert!(flag_names(&json).is_empty(), "{}", json["flags"]);
+    for url in pg_urls("postgres_serializable_aborts_withdrawals_and_keeps_every_invariant") {
+        let aborted = |json: &Value| json["run"]["aborts_by_cause"]["40001"].as_u64().unwrap_or(0) > 0;
+        let (code, json, _dir) =
+            run_json_until(&[&BANK[..], &["--db", "postgres", "--url", &url]].concat(), |_, j| aborted(j));
+        assert_eq!(code, 0, "{json}");
+        assert!(all_hold(&json), "{}", json["invariants"]);
+        assert!(aborted(&json), "{}", json["run"]);
+        assert!(flag_names(&json).is_empty(), "{}", json["flags"]);
+    }
 }
 
 #[test]
 #[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_repeatable_read_overdraws_by_write_skew_and_names_the_withdrawals() {
-    let url = pg_url("postgres_repeatable_read_overdraws_by_write_skew_and_names_the_withdrawals");
-    let args = ["--workload", "bank", "--clients", "8", "--txns", "400", "--hold", "5ms", "--db", "postgres"];
-    let (code, json, dir) =
-        run_json_until(&[&args[..], &["--url", &url, "--isolation", "repeatable-read"]].concat(), |_, j| overdrawn(j));
-    assert_eq!(code, 1, "{json}");
-    let within = invariant(&json, "withdrawals-within-total");
-    assert_eq!(within["holds"], false, "{within}");
-    let committed = committed_withdrawals(&dir);
-    assert!(within["txns"].as_array().unwrap().iter().all(|t| committed.contains(&t.as_u64().unwrap())));
-    assert!(invariant(&json, "final-total")["holds"] == true, "the money that went is the money withdrawn");
+    for url in pg_urls("postgres_repeatable_read_overdraws_by_write_skew_and_names_the_withdrawals") {
+        let args = ["--workload", "bank", "--clients", "8", "--txns", "400", "--hold", "5ms", "--db", "postgres"];
+        let (code, json, dir) =
+            run_json_until(&[&args[..], &["--url", &url, "--isolation", "repeatable-read"]].concat(), |_, j| {
+                overdrawn(j)
+            });
+        assert_eq!(code, 1, "{json}");
+        let within = invariant(&json, "withdrawals-within-total");
+        assert_eq!(within["holds"], false, "{within}");
+        let committed = committed_withdrawals(&dir);
+        assert!(within["txns"].as_array().unwrap().iter().all(|t| committed.contains(&t.as_u64().unwrap())));
+        assert!(invariant(&json, "final-total")["holds"] == true, "the money that went is the money withdrawn");
+    }
 }

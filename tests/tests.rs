@@ -23,6 +23,7 @@ mod overlap;
 mod replay;
 mod replay_claims;
 mod report_files;
+mod reproduce_postgres_ssi;
 mod run_command;
 mod run_json;
 mod run_online;

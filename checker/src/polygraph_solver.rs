@@ -133,6 +133,25 @@ pub(crate) fn decide(graph: &Polygraph, rule: CycleRule, deadline: Option<Instan
     let vars = Vars { forward, dense: Vec::new() };
     let mut solver = new_solver(deadline);
     let mut learned: Vec<Vec<Side>> = Vec::new();
+    // Sides that close a forbidden cycle with the known edges alone are ruled out before the first
+    // round (Cobra's pruning, one pass): a constraint with both sides ruled out is a refutation of one.
+    for side in closed_by_known(graph, &expanded, &known, &rank, count) {
+        if learned.last().is_some_and(|last: &Vec<Side>| last[0].constraint == side.constraint) {
+            let other = learned.pop().unwrap_or_default();
+            log::debug!("polygraph: both sides of a constraint close a cycle with the known edges alone");
+            return refute(graph, &expanded, vars, vec![other, vec![side]], deadline);
+        }
+        solver.add_clause([-vars.lit(side)]);
+        learned.push(vec![side]);
+        progress.clauses += 1;
+    }
+    if !learned.is_empty() {
+        log::debug!(
+            "polygraph: {} sides ruled out by the known edges alone, in {:.3} s",
+            learned.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
     loop {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return Decision::OutOfBudget(progress);
@@ -173,6 +192,48 @@ pub(crate) fn decide(graph: &Polygraph, rule: CycleRule, deadline: Option<Instan
     );
     drop(solver);
     refute(graph, &expanded, vars, learned, deadline)
+}
+
+/// Reachability rows take at most this many bits in all (128 MiB): the pruning before the first round
+/// is skipped on graphs larger than that, which the loop decides alone as before.
+const MAX_REACHABILITY_BITS: usize = 1 << 30;
+
+/// The sides (in constraint order, a constraint's first side before its second) each of which closes a
+/// forbidden cycle with the known edges alone: one of its edges `u → v` where the known edges lead from
+/// `v` back to `u`. It pays where a key has many writes, whose pairs grow as their square; it is done
+/// wherever every node's reachability fits in [`MAX_REACHABILITY_BITS`]. `rank` is a topological order
+/// of the `known` graph.
+fn closed_by_known(graph: &Polygraph, expanded: &Expanded, known: &Built, rank: &[u32], count: usize) -> Vec<Side> {
+    let n = expanded.nodes;
+    if count == 0 || n.saturating_mul(n) > MAX_REACHABILITY_BITS {
+        return Vec::new();
+    }
+    // Each node's row: the nodes a path of known edges leads to, built in reverse topological order.
+    let mut reach = vec![fixedbitset::FixedBitSet::new(); n];
+    for &v in rank.iter().rev() {
+        let mut row = fixedbitset::FixedBitSet::with_capacity(n);
+        for e in known.out(v) {
+            let w = known.targets[e];
+            row.insert(w as usize);
+            row.union_with(&reach[w as usize]);
+        }
+        reach[v as usize] = row;
+    }
+    let mut closed = Vec::new();
+    let mut edges = Vec::new();
+    for c in 0..count as ConstraintId {
+        for first_before_second in [true, false] {
+            let side = Side { constraint: c, first_before_second };
+            edges.clear();
+            graph.side_edges(side, |from, to, kind| {
+                expanded.push(&mut edges, CycleEdge { from, to, kind, side: Some(side) })
+            });
+            if edges.iter().any(|&(u, v, _)| reach[v as usize].contains(u as usize)) {
+                closed.push(side);
+            }
+        }
+    }
+    closed
 }
 
 /// The cycle with each pair of edges through consecutive writes of one key replaced by the one edge of

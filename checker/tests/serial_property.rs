@@ -200,8 +200,9 @@ proptest! {
     /// W to R), and when neither is, a cycle with more anti-dependencies is (Elle reads an edge that is
     /// both an anti-dependency and a real-time edge as the anti-dependency, so the real-time path from
     /// W to R may count as anti-dependencies, and then `strong-snapshot-isolation-cycle-exists` shows
-    /// it, with a witness cycle through the same step); and the only other anomaly possible is `G1b`, exactly
-    /// when W appended L's last two elements (R now ends in W's intermediate state).
+    /// it, with a witness cycle through the same step); and the only other anomalies possible are `G1b`,
+    /// exactly when W appended L's last two elements (R now ends in W's intermediate state), and the exact
+    /// decision's of the strong-session models.
     #[test]
     fn a_read_one_version_stale_is_a_cycle_through_its_anti_dependency(
         case in serial_case(2..=150),
@@ -229,8 +230,12 @@ proptest! {
             let more = ["G-nonadjacent-item", "G2-item", "G-nonadjacent-item-realtime", "G2-item-realtime"];
             prop_assert!(more.iter().any(|t| has(t)), "{:?}: {}", result.anomaly_types, shown());
         }
+        // Inference reads an edge that is both process and real-time order as real time, so the
+        // strong-session models, which take no real time, may be left to the exact decision: it rules
+        // them out as `no-strong-session-...-order` when R and W share a process.
+        let exact_session = |t: &str| t.starts_with("no-strong-session-") && t.ends_with("-order");
         let others: Vec<&String> =
-            result.anomaly_types.iter().filter(|t| !is_cycle_class(t)).collect();
+            result.anomaly_types.iter().filter(|t| !is_cycle_class(t) && !exact_session(t)).collect();
         let expected_others: Vec<&str> = if stale.ends_intermediate { vec!["G1b"] } else { vec![] };
         prop_assert_eq!(others, expected_others, "{}", shown());
     }

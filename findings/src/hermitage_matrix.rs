@@ -1,7 +1,8 @@
 //! The Hermitage matrix of `isocheck hermitage` (Kleppmann's Hermitage, with the read-only anomaly of
 //! Fekete, O'Neil and O'Neil 2004 beside it): rows are system and level, columns the anomalies, each
-//! cell prevented (✓) or anomaly (—, found by the checker), or `n/a` where the system lacks the level;
-//! a column holding several scenarios shows an anomaly if any of them does, and each scenario's result
+//! cell prevented (✓) or anomaly (—, found by the checker), another anomaly (!: the column's was not
+//! found, but one the level forbids was, among the scenario's transactions), or `n/a` where the system
+//! lacks the level; a column holding several scenarios shows an anomaly if any of them does, and each scenario's result
 //! is listed below with how it was prevented. This module owns that typed matrix and its rendering as
 //! text, Markdown and HTML, every name and message passing through `escape`; running the scenarios and
 //! deciding each result are the runner's and the checker's, and the JSON of the cells the command's.
@@ -17,16 +18,20 @@ pub enum ScenarioVerdict {
     Prevented,
     /// The checker found it.
     Anomaly,
+    /// The checker did not find it, but found another anomaly the level forbids among the scenario's
+    /// transactions: the script showed something else than it was written for.
+    OtherAnomaly,
     /// The system does not offer the level.
     Unsupported,
 }
 
 impl ScenarioVerdict {
-    /// `prevented`, `anomaly` or `unsupported`.
+    /// `prevented`, `anomaly`, `other-anomaly` or `unsupported`.
     pub fn word(self) -> &'static str {
         match self {
             ScenarioVerdict::Prevented => "prevented",
             ScenarioVerdict::Anomaly => "anomaly",
+            ScenarioVerdict::OtherAnomaly => "other-anomaly",
             ScenarioVerdict::Unsupported => "unsupported",
         }
     }
@@ -36,6 +41,7 @@ impl ScenarioVerdict {
         match self {
             ScenarioVerdict::Prevented => "✓",
             ScenarioVerdict::Anomaly => "—",
+            ScenarioVerdict::OtherAnomaly => "!",
             ScenarioVerdict::Unsupported => "n/a",
         }
     }
@@ -83,7 +89,7 @@ impl HermitageMatrix {
     }
 
     /// A column's verdict for a row, with the results it summarises: an anomaly if any of its scenarios
-    /// showed one, else unsupported if any was, else prevented; `None` when the row has no scenario in it.
+    /// showed one, else another anomaly if any showed one, else unsupported if any was, else prevented; `None` when the row has no scenario in it.
     pub fn column_verdict(
         &self,
         db: &str,
@@ -95,6 +101,8 @@ impl HermitageMatrix {
         let has = |v: ScenarioVerdict| mine.iter().any(|r| r.verdict == v);
         let verdict = if has(ScenarioVerdict::Anomaly) {
             ScenarioVerdict::Anomaly
+        } else if has(ScenarioVerdict::OtherAnomaly) {
+            ScenarioVerdict::OtherAnomaly
         } else if has(ScenarioVerdict::Unsupported) {
             ScenarioVerdict::Unsupported
         } else {
@@ -127,7 +135,7 @@ pub fn hermitage_text(m: &HermitageMatrix) -> String {
         }
         out.push('\n');
     }
-    out.push_str("\n✓ prevented   — anomaly (found by the checker)   n/a level not offered\n\n");
+    out.push_str("\n✓ prevented   — anomaly (found by the checker)   ! another anomaly the level forbids   n/a level not offered\n\n");
     for r in &m.results {
         let _ = writeln!(
             out,
@@ -158,7 +166,7 @@ pub fn hermitage_markdown(m: &HermitageMatrix) -> String {
         }
         out.push('\n');
     }
-    out.push_str("\n✓ prevented, — anomaly (found by the checker), n/a level not offered.\n\n| system | level | scenario | outcome | how | history |\n|---|---|---|---|---|---|\n");
+    out.push_str("\n✓ prevented, — anomaly (found by the checker), ! another anomaly the level forbids, n/a level not offered.\n\n| system | level | scenario | outcome | how | history |\n|---|---|---|---|---|---|\n");
     for r in &m.results {
         let _ = writeln!(
             out,
@@ -180,7 +188,7 @@ pub fn hermitage_html(m: &HermitageMatrix) -> String {
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>isocheck hermitage</title><style>\
          body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}\
          td,th{border:1px solid #ccc;padding:4px 8px;text-align:center}td.l{text-align:left}\
-         .prevented{background:#e6f4ea}.anomaly{background:#fce8e6}.unsupported{background:#eee}</style></head><body>\
+         .prevented{background:#e6f4ea}.anomaly{background:#fce8e6}.other-anomaly{background:#fef3e0}.unsupported{background:#eee}</style></head><body>\
          <h1>Hermitage matrix</h1><table><tr><th>system</th><th>level</th>",
     );
     for column in &m.columns {
@@ -206,7 +214,7 @@ pub fn hermitage_html(m: &HermitageMatrix) -> String {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</table><p>✓ prevented, — anomaly (found by the checker), n/a level not offered.</p><h2>Scenarios</h2><table><tr><th>system</th><th>level</th><th>scenario</th><th>outcome</th><th>how</th><th>history</th></tr>");
+    out.push_str("</table><p>✓ prevented, — anomaly (found by the checker), ! another anomaly the level forbids, n/a level not offered.</p><h2>Scenarios</h2><table><tr><th>system</th><th>level</th><th>scenario</th><th>outcome</th><th>how</th><th>history</th></tr>");
     for r in &m.results {
         let class = r.verdict.word();
         let history = r.history.as_deref().map_or(String::new(), |h| format!("<a href=\"{0}\">{0}</a>", Xml(h)));
@@ -273,7 +281,7 @@ mod tests {
             "                      G0  G-single\n\
              engine serializable    ✓         —\n\
              sqlite serializable  n/a          \n\
-             \n✓ prevented   — anomaly (found by the checker)   n/a level not offered\n\n\
+             \n✓ prevented   — anomaly (found by the checker)   ! another anomaly the level forbids   n/a level not offered\n\n\
              engine serializable G0                     prevented  blocked\n\
              engine serializable G-single               anomaly    G-single\n\
              sqlite serializable G0                     unsupported not offered\n"

@@ -27,6 +27,11 @@ pub struct Scenario {
     /// Whose transactions the anomaly must involve.
     #[serde(default)]
     pub involving: Involving,
+    /// The systems (`--db` names) this file is the variant for, as Hermitage writes a script per
+    /// database where one script cannot show the phenomenon on all of them; empty: every system without
+    /// a variant of its own under the same `name`.
+    #[serde(default)]
+    pub systems: Vec<String>,
     /// A replayed cycle's claim: the levels (of [`CLAIM_LEVELS`]) at which its steps force the anomaly,
     /// that is, at which every edge of the cycle must happen if every transaction commits.
     #[serde(default)]
@@ -174,7 +179,7 @@ pub enum ScenarioError {
 }
 
 /// The scenarios that ship with isocheck: all of Hermitage's, and the read-only anomaly.
-const BUNDLED: [(&str, &str); 16] = [
+const BUNDLED: [(&str, &str); 17] = [
     ("g0.toml", include_str!("../../hermitage/g0.toml")),
     ("g1a.toml", include_str!("../../hermitage/g1a.toml")),
     ("g1b.toml", include_str!("../../hermitage/g1b.toml")),
@@ -182,6 +187,7 @@ const BUNDLED: [(&str, &str); 16] = [
     ("otv.toml", include_str!("../../hermitage/otv.toml")),
     ("pmp.toml", include_str!("../../hermitage/pmp.toml")),
     ("pmp-write.toml", include_str!("../../hermitage/pmp-write.toml")),
+    ("pmp-write-mariadb.toml", include_str!("../../hermitage/pmp-write-mariadb.toml")),
     ("p4.toml", include_str!("../../hermitage/p4.toml")),
     ("g-single.toml", include_str!("../../hermitage/g-single.toml")),
     ("g-single-dependencies.toml", include_str!("../../hermitage/g-single-dependencies.toml")),
@@ -387,6 +393,10 @@ impl fmt::Display for Scenario {
         writeln!(f, "column = {}", toml_string(&self.column))?;
         writeln!(f, "title = {}", toml_string(&self.title))?;
         writeln!(f, "probe = {}", toml_string(&self.probe))?;
+        if !self.systems.is_empty() {
+            let systems: Vec<String> = self.systems.iter().map(|s| toml_string(s)).collect();
+            writeln!(f, "systems = [{}]", systems.join(", "))?;
+        }
         match &self.involving {
             Involving::All => {}
             Involving::Sessions(sessions) => {
@@ -424,7 +434,7 @@ mod tests {
     #[test]
     fn every_bundled_scenario_parses_and_covers_every_column() {
         let scenarios = bundled().unwrap();
-        assert_eq!(scenarios.len(), 16);
+        assert_eq!(scenarios.len(), 17);
         for column in COLUMNS {
             assert!(scenarios.iter().any(|s| s.column == column), "no scenario for {column}");
         }
@@ -435,6 +445,14 @@ mod tests {
             pmp_write.steps[2].action,
             Action::UpdateWhere { predicate: Predicate::True, set: None, add: Some(10) }
         );
+        let variants: Vec<&Scenario> = scenarios.iter().filter(|s| s.name == "PMP-write").collect();
+        assert_eq!(
+            variants.iter().map(|s| s.systems.clone()).collect::<Vec<_>>(),
+            [vec![], vec!["mariadb".to_string(), "galera".to_string()]]
+        );
+        // MariaDB's variant reads every row before its delete, as Hermitage's MySQL script does.
+        assert_eq!(variants[1].steps[3].action, Action::Scan { predicate: Predicate::True });
+        assert_eq!(variants[1].steps[4].action, Action::DeleteWhere { predicate: Predicate::Eq(20) });
     }
 
     #[test]

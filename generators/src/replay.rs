@@ -108,6 +108,7 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
         // The replay's transactions are the cycle's: the class recurring among them, in a cycle as long
         // or shorter, is the anomaly recurring.
         involving: Involving::Any,
+        systems: Vec::new(),
         forces: forcing.forces.iter().map(|l| l.name().to_string()).collect(),
         cannot_force: forcing.cannot.iter().map(|(l, why)| (l.name().to_string(), why.clone())).collect(),
         rows: keys.initial_rows(&txns),

@@ -21,7 +21,7 @@ use isocheck::run_summary::{RunSettings, run_summary};
 use isocheck::runner::overlap::OverlapConfig;
 use isocheck::runner::workload::TxnSource;
 use isocheck::runner::{self, Limit, RunConfig, RunOutcome};
-use isocheck::system_spec::{SystemKind, SystemSpec};
+use isocheck::system_spec::{SystemKind, SystemSpec, column_labels};
 use isocheck::workload_spec::WorkloadSpec;
 
 use crate::cli::{CompareArgs, MatrixFormat};
@@ -46,10 +46,25 @@ struct Tally {
 pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
     let specs = args.system.specs(&[SystemKind::Engine, SystemKind::Sqlite], DefectScope::EngineOnly)?;
     let workload = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario)?;
-    let mut systems: Vec<(String, Arc<dyn System>)> = Vec::new();
+    let mut opened: Vec<Arc<dyn System>> = Vec::new();
     for spec in &specs {
-        systems.push((spec.label(), spec.open()?));
+        opened.push(spec.open()?);
     }
+    let versions: Vec<String> = opened.iter().map(|s| s.version()).collect();
+    let labels = column_labels(&specs, &versions);
+    let systems: Vec<(String, Arc<dyn System>)> = labels.iter().cloned().zip(opened).collect();
+    // A run's directory is named for its system: by kind, or by its column when the kind repeats.
+    let dir_names: Vec<String> = specs
+        .iter()
+        .zip(&labels)
+        .map(|(spec, label)| {
+            if specs.iter().filter(|s| s.kind() == spec.kind()).count() > 1 {
+                label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '-' }).collect()
+            } else {
+                spec.name().to_string()
+            }
+        })
+        .collect();
     let clients = usize::from(args.clients);
     let cells: Vec<(usize, Level)> =
         (0..systems.len()).flat_map(|s| args.isolation.iter().map(move |&l| (s, l))).collect();
@@ -71,7 +86,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
             }
             let (label, system) = &systems[s];
             let kept = args.out.as_ref().map(|dir| {
-                let name = format!("{}-{}-{}", specs[s].name(), level.name(), round + 1);
+                let name = format!("{}-{}-{}", dir_names[s], level.name(), round + 1);
                 (dir.join("runs").join(&name), format!("runs/{name}"), usize::from(round) + 1)
             });
             let (tps, verdict) =

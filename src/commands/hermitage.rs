@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::{Context, bail};
 
-use isocheck::system_spec::SystemKind;
+use isocheck::system_spec::{SystemKind, column_labels};
 use serde::Serialize;
 
 use crate::cli::{HermitageArgs, MatrixFormat};
@@ -23,30 +23,35 @@ pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
     if !args.scenarios.is_empty() {
         for wanted in &args.scenarios {
             if !scenarios.iter().any(|s| &s.name == wanted) {
-                let known: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
+                let mut known: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
+                known.dedup();
                 bail!("unknown scenario {wanted:?}; known: {}", known.join(", "));
             }
         }
         scenarios.retain(|s| args.scenarios.contains(&s.name));
     }
     let mut cells = Vec::new();
-    for spec in args.system.specs(&[SystemKind::Engine], DefectScope::EverySystem)? {
-        let system = spec.open()?;
-        let db_label = spec.label();
+    let specs = args.system.specs(&[SystemKind::Engine], DefectScope::EverySystem)?;
+    let mut systems = Vec::with_capacity(specs.len());
+    for spec in &specs {
+        systems.push(spec.open()?);
+    }
+    let versions: Vec<String> = systems.iter().map(|s| s.version()).collect();
+    for ((spec, system), db_label) in specs.iter().zip(&systems).zip(column_labels(&specs, &versions)) {
         for &level in &args.isolation {
             let support = system.level(level);
             let label = match &support {
                 adapters::LevelSupport::Mapped { to, .. } => format!("{level} (as {to})"),
                 _ => level.to_string(),
             };
-            for s in &scenarios {
+            for s in scenario::for_system(&scenarios, spec.name()) {
                 if !support.is_runnable() {
                     cells.push(unsupported(&db_label, &label, s, &support.describe()));
                     continue;
                 }
                 let execution = step_runner::execute(system.as_ref(), level, s)
                     .with_context(|| format!("running {} on {db_label} at {label}", s.name))?;
-                let mut cell = verdict::cell(&db_label, &label, s, &execution)?;
+                let mut cell = verdict::cell(&db_label, &label, level, s, &execution)?;
                 if let Some(dir) = &args.out {
                     cell.history = Some(write_history(dir, &db_label, &label, s, &execution.history)?);
                 }

@@ -20,6 +20,7 @@ pub fn matrix(cells: &[Cell]) -> findings::HermitageMatrix {
             verdict: match c.outcome {
                 CellVerdict::Prevented => findings::ScenarioVerdict::Prevented,
                 CellVerdict::Anomaly => findings::ScenarioVerdict::Anomaly,
+                CellVerdict::OtherAnomaly => findings::ScenarioVerdict::OtherAnomaly,
                 CellVerdict::Unsupported => findings::ScenarioVerdict::Unsupported,
             },
             how: c.how.clone(),

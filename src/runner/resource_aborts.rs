@@ -52,10 +52,12 @@ pub fn resource_aborts(fail: u64, causes: &BTreeMap<String, u64>, messages: &BTr
     Some(Flag { name: "resource-aborts".into(), message: text, figures })
 }
 
-/// The setting a server's hint asks to raise: PostgreSQL writes "You might need to increase
-/// max_pred_locks_per_transaction."
+/// The setting a server's hint asks to raise: PostgreSQL 15 writes "You might need to increase
+/// max_pred_locks_per_transaction.", PostgreSQL 18 quotes the name ("... increase
+/// \"max_pred_locks_per_transaction\".").
 fn setting_named(message: &str) -> Option<String> {
     let rest = &message[message.find("increase ")? + "increase ".len()..];
+    let rest = rest.strip_prefix('"').unwrap_or(rest);
     let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     (!name.is_empty()).then_some(name)
 }
@@ -88,6 +90,14 @@ mod tests {
             flag.message
         );
         assert!(flag.message.contains("Raise max_pred_locks_per_transaction, as the server's hint says"));
+    }
+
+    #[test]
+    fn postgresql_18s_quoted_setting_is_named_too() {
+        let pg18 = "ERROR: out of shared memory (hint: You might need to increase \"max_pred_locks_per_transaction\".)";
+        let flag = resource_aborts(100, &counts(&[("53200", 60)]), &messages(&[("53200", pg18)])).expect("the flag");
+        assert_eq!(flag.figures["setting"], json!("max_pred_locks_per_transaction"));
+        assert_eq!(setting_named("You might need to increase \"\"."), None);
     }
 
     #[test]

@@ -117,7 +117,9 @@ fn the_result_of_an_invalid_check_has_the_contracted_json_shape() {
     );
     assert_eq!(
         value["checked"],
-        json!({"workload": "list-append", "models": ["strict-serializable"], "anomalies": []})
+        json!({"workload": "list-append", "models": ["strict-serializable"], "anomalies": [],
+               "exact_models": ["strong-snapshot-isolation", "strong-session-snapshot-isolation",
+                                "snapshot-isolation"]})
     );
 }
 

@@ -55,12 +55,14 @@ pub fn overlap(
     isocheck::overlap_summary::overlap_summary(system, &config, None)
 }
 
-/// Every bundled Hermitage scenario at `level`, each judged by the checker: one cell per scenario.
+/// Every bundled Hermitage scenario at `level` (the common script where another system has a variant of
+/// its own), each judged by the checker: one cell per scenario.
 pub fn hermitage(system: &dyn System, level: Level) -> anyhow::Result<Vec<verdict::Cell>> {
     let mut cells = Vec::new();
-    for s in scenario::bundled()? {
-        let execution = step_runner::execute(system, level, &s)?;
-        cells.push(verdict::cell(system.name(), level.name(), &s, &execution)?);
+    let bundled = scenario::bundled()?;
+    for s in scenario::for_system(&bundled, system.name()) {
+        let execution = step_runner::execute(system, level, s)?;
+        cells.push(verdict::cell(system.name(), level.name(), level, s, &execution)?);
     }
     Ok(cells)
 }
