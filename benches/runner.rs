@@ -23,6 +23,7 @@ fn config(record: bool) -> RunConfig {
         progress: false,
         nemesis: None,
         record,
+        online: None,
     }
 }
 

@@ -100,6 +100,7 @@ fn bank_table() {
                 progress: false,
                 nemesis: None,
                 record: true,
+                online: None,
             };
             let outcome = run(&config).expect("the run completes");
             let options = checker::Options::new(&[level.promised_model().to_string()], &[]).expect("the level's model");
@@ -150,6 +151,7 @@ fn ycsb_table() {
                 progress: false,
                 nemesis: None,
                 record: true,
+                online: None,
             };
             let outcome = run(&config).expect("the run completes");
             tps.push(ops as f64 / outcome.elapsed.as_secs_f64());

@@ -262,6 +262,18 @@ pub struct CheckArgs {
     #[arg(long)]
     pub shrink: bool,
 
+    /// Follow FILE while another process still writes it (JSON Lines or EDN, one operation a line):
+    /// print each anomaly as soon as it stands (what the rest of the history cannot take back:
+    /// docs/online-checking.md); once the file has not grown for --idle, or on Ctrl-C, print the verdict
+    /// on the whole file exactly as `check` does, and exit with its code.
+    #[arg(long)]
+    pub follow: bool,
+
+    /// With --follow: how long the file may stay the same size before the history counts as finished
+    /// (e.g. 2s, 1m; default 5s).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, requires = "follow")]
+    pub idle: Option<Duration>,
+
     #[command(flatten)]
     pub report: ReportFlags,
 }
@@ -437,6 +449,18 @@ pub struct RunArgs {
     /// to twice --max-txn-len).
     #[arg(long)]
     pub vary: bool,
+
+    /// Check the history while it is recorded: print each anomaly as soon as it stands (the rest of the
+    /// run cannot take it back: docs/online-checking.md), explained as `check` explains it, and stop the
+    /// run at the first one the models prohibit (exit 1), keeping the history and the findings. The
+    /// verdict at the end is the ordinary check's, on the history recorded.
+    #[arg(long, conflicts_with_all = ["repeat", "until_invalid"])]
+    pub online: bool,
+
+    /// With --online: do not stop at the first prohibited anomaly; run to the end, reporting each as
+    /// it stands.
+    #[arg(long, requires = "online")]
+    pub keep_going: bool,
 
     #[command(flatten)]
     pub report: ReportFlags,

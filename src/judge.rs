@@ -112,6 +112,7 @@ mod tests {
             causes: BTreeMap::new(),
             messages: BTreeMap::new(),
             ended_early: None,
+            online: None,
         };
         let options = Options::new(&["serializable".to_string()], &[]).expect("a model");
         let (result, _) = judge(&outcome, source, &options, Level::Serializable, 4, system).expect("judged");

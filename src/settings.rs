@@ -2,8 +2,12 @@
 //! system flags become [`SystemSpec`]s (one per `--db`), the workload flags a [`WorkloadSpec`], each
 //! checked once, so a command never parses a flag itself (ripgrep's `lowargs.rs` → `hiargs.rs`).
 
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
 use anyhow::{Context, bail};
 use generators::{KeyDist, Params};
+use histories::Format;
 use isocheck::runner::workload::{BankMode, BankParams, YcsbParams};
 use isocheck::system_spec::{ExecCommand, GaleraSpec, SystemKind, SystemSpec, url_for};
 use isocheck::workload_spec::{WorkloadKind, WorkloadSpec};
@@ -93,6 +97,43 @@ impl SystemFlags {
                     .with_user_label(self.labels.get(i).cloned()))
             })
             .collect()
+    }
+}
+
+/// How long `check --follow` waits for a file to grow before taking its history as finished, unless
+/// `--idle` says otherwise.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(5);
+
+/// What `check --follow` follows, validated: a file (standard input has no size to watch), in a format
+/// of one operation a line (the extension's, or told from the first line when it names none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FollowSettings {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format, when the extension names it.
+    pub format: Option<Format>,
+    /// How long it may stay the same size before its history counts as finished.
+    pub idle: Duration,
+}
+
+impl cli::CheckArgs {
+    /// The settings of `--follow`, validated.
+    pub fn follow_settings(&self) -> anyhow::Result<FollowSettings> {
+        if self.file == Path::new("-") {
+            bail!("--follow follows a file that grows; standard input cannot be followed");
+        }
+        let format = Format::from_extension(&self.file);
+        if format == Some(Format::JsonArray) {
+            bail!(
+                "--follow reads a history of one operation a line (JSON Lines or EDN); {} names a JSON array",
+                self.file.display()
+            );
+        }
+        let idle = self.idle.unwrap_or(DEFAULT_IDLE);
+        if idle.is_zero() {
+            bail!("--idle must be longer than zero");
+        }
+        Ok(FollowSettings { path: self.file.clone(), format, idle })
     }
 }
 

@@ -7,6 +7,7 @@ mod util;
 
 mod allocator;
 mod check_command;
+mod check_follow;
 mod check_registers;
 mod compare;
 mod convert;
@@ -25,6 +26,7 @@ mod report_files;
 mod reproduce_postgres_ssi;
 mod run_command;
 mod run_json;
+mod run_online;
 mod run_systems;
 mod scenarios;
 mod server_tests;

@@ -79,6 +79,7 @@ mod key_ids;
 mod key_slots;
 pub mod kind;
 mod list_append;
+pub mod online;
 mod options;
 mod orders;
 mod phase;
@@ -96,6 +97,7 @@ pub use check::check;
 pub use cycle_shape::Shape;
 pub use error::CheckError;
 pub use kind::{Kind, Kinds};
+pub use online::{Online, StandingAnomaly};
 pub use options::{Inference, Options, Workload};
 pub use result::{
     Anomaly, Case, CheckResult, Checked, Cycle, Flag, Invariant, MissingRealtime, Stats, Step, TxnView, Validity,

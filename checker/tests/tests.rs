@@ -18,6 +18,7 @@ mod exact_shapes;
 mod final_reads;
 mod golden;
 mod list_append;
+mod online_histories;
 mod oracle;
 mod postgres_15_serializable;
 mod rw_register;

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use checker::{CheckResult, Validity};
+use checker::{Anomaly, CheckResult, Validity};
 
 use crate::shape_sentence::shape_sentence;
 
@@ -106,23 +106,7 @@ pub fn text(result: &CheckResult, source: &str) -> String {
     }
     for (name, anomalies) in &result.anomalies {
         for (i, anomaly) in anomalies.iter().take(SHOWN_PER_CLASS).enumerate() {
-            let txns: Vec<String> = anomaly.txn_indices().iter().map(|t| format!("T{t}")).collect();
-            let _ = writeln!(
-                out,
-                "\n{name} #{}{}",
-                i + 1,
-                if txns.is_empty() { String::new() } else { format!(": {}", txns.join(", ")) }
-            );
-            if let Some(sentence) = anomaly.as_cycle().and_then(shape_sentence) {
-                let _ = writeln!(out, "  {sentence}\n");
-            }
-            for line in anomaly.explanation().lines() {
-                if line.is_empty() {
-                    out.push('\n');
-                } else {
-                    let _ = writeln!(out, "  {line}");
-                }
-            }
+            anomaly_block(&mut out, name, i + 1, anomaly);
         }
         if anomalies.len() > SHOWN_PER_CLASS {
             let _ =
@@ -151,4 +135,25 @@ pub fn text(result: &CheckResult, source: &str) -> String {
         let _ = writeln!(out, "Could not see: {spot}");
     }
     crate::escape::terminal_text(&out).into_owned()
+}
+
+/// One anomaly as the report explains it, after a blank line: its name, number and transactions, the
+/// sentence naming its shape, and its explanation, indented (unescaped: the caller escapes the whole).
+pub(crate) fn anomaly_block(out: &mut String, name: &str, number: usize, anomaly: &Anomaly) {
+    let txns: Vec<String> = anomaly.txn_indices().iter().map(|t| format!("T{t}")).collect();
+    let _ = writeln!(
+        out,
+        "\n{name} #{number}{}",
+        if txns.is_empty() { String::new() } else { format!(": {}", txns.join(", ")) }
+    );
+    if let Some(sentence) = anomaly.as_cycle().and_then(shape_sentence) {
+        let _ = writeln!(out, "  {sentence}\n");
+    }
+    for line in anomaly.explanation().lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
 }

@@ -23,6 +23,7 @@ mod edn;
 mod error;
 #[doc(hidden)]
 pub mod fast_json;
+mod growing;
 mod history;
 mod json;
 mod key;
@@ -43,6 +44,7 @@ mod write_version;
 use std::path::Path;
 
 pub use error::{HistoryError, Problem};
+pub use growing::Growing;
 pub use history::{History, Transaction};
 pub use json::write_jsonl;
 pub use key::Key;

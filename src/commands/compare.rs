@@ -173,6 +173,7 @@ fn one_run(
         progress: false,
         nemesis: None,
         record: true,
+        online: None,
     };
     let outcome = runner::run(&config)?;
     let options = Options::new(&[level.promised_model().to_string()], &[])?;

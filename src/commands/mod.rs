@@ -5,6 +5,7 @@ mod check;
 mod cluster;
 mod compare;
 mod convert;
+mod follow;
 mod hermitage;
 mod hunt;
 mod overlap;
@@ -17,6 +18,7 @@ use crate::cli::{Cli, Command};
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
+        Command::Check(args) if args.follow => follow::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Overlap(args) => overlap::run(&args),

@@ -20,6 +20,7 @@ use crate::exit;
 use isocheck::judge::judge;
 use isocheck::run_summary::{RunSettings, run_summary};
 use isocheck::runner::nemesis::Fault;
+use isocheck::runner::online::{OnlineConfig, OnlineSummary};
 use isocheck::runner::{self, Limit, RunConfig};
 use isocheck::system_spec::SystemKind;
 
@@ -107,25 +108,6 @@ pub fn execute(
         (None, Some(d)) => Limit::Duration(d),
         (None, None) => Limit::Txns(DEFAULT_TXNS),
     };
-    let started_at = SystemTime::now();
-    let config = RunConfig {
-        system: Arc::clone(&system),
-        level: args.isolation,
-        workload: Arc::clone(&workload),
-        clients,
-        limit,
-        progress,
-        nemesis,
-        record: true,
-    };
-    let outcome = runner::run(&config)?;
-    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let history_path = out_dir.join("history.jsonl");
-    let mut file = std::io::BufWriter::new(
-        std::fs::File::create(&history_path).with_context(|| format!("creating {}", history_path.display()))?,
-    );
-    histories::write_jsonl(outcome.history.ops(), &mut file)?;
-    file.flush()?;
     let models = if args.check.models.is_empty() && args.check.anomalies.is_empty() {
         vec![args.isolation.promised_model().to_string()]
     } else {
@@ -138,6 +120,38 @@ pub fn execute(
         anomalies.push("lost".to_string());
     }
     let options = Options::new(&models, &anomalies)?.with_inference(super::check::inference(&args.check));
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let history_path = out_dir.join("history.jsonl");
+    let online = args.online.then(|| online_config(args, &options, &history_path));
+    let started_at = SystemTime::now();
+    let config = RunConfig {
+        system: Arc::clone(&system),
+        level: args.isolation,
+        workload: Arc::clone(&workload),
+        clients,
+        limit,
+        progress,
+        nemesis,
+        record: true,
+        online,
+    };
+    let outcome = runner::run(&config)?;
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(&history_path).with_context(|| format!("creating {}", history_path.display()))?,
+    );
+    histories::write_jsonl(outcome.history.ops(), &mut file)?;
+    file.flush()?;
+    if let Some(online) = &outcome.online {
+        log::info!(
+            "the online check ran {} rounds, reported {} standing anomalies, and lagged the recorder by at most {:.3} s",
+            online.rounds,
+            online.anomalies,
+            online.max_lag_ms as f64 / 1000.0
+        );
+        if let Some((name, ops)) = &online.stopped_by {
+            eprintln!("isocheck: {name} stood after {ops} operations: the run stopped there");
+        }
+    }
     log::info!(
         "ran {} transactions in {:.3} s; checking against {}",
         outcome.ok + outcome.fail + outcome.info,
@@ -155,6 +169,9 @@ pub fn execute(
     };
     let mut summary = run_summary(system.as_ref(), workload.as_ref(), &outcome, &settings);
     summary.nemesis = nemesis_name(args);
+    if let Some(online) = &outcome.online {
+        summary.extra.insert("online".into(), online_json(online));
+    }
     summary.graph_check = Some(graph_check.describe().to_string());
     let source = history_path.display().to_string();
     let shrunk = match shrink {
@@ -301,4 +318,35 @@ struct RunJson<'a> {
     #[serde(flatten)]
     result: &'a CheckResult,
     run: &'a RunSummary,
+}
+
+/// What `--online` asks of the runner: the final check's options, and each standing anomaly printed on
+/// stdout as it stands (text, or a line of JSON with `--format json`), numbered within its type.
+fn online_config(args: &RunArgs, options: &Options, history_path: &Path) -> OnlineConfig {
+    let numbers = std::sync::Mutex::new(std::collections::BTreeMap::<String, usize>::new());
+    let (format, source) = (args.format, history_path.display().to_string());
+    let report = move |anomaly: &checker::StandingAnomaly, ops: usize| {
+        let mut numbers = numbers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let number = numbers.entry(anomaly.name.clone()).or_default();
+        *number += 1;
+        let text = match format {
+            OutputFormat::Text => findings::standing_text(anomaly, *number, ops, &source),
+            OutputFormat::Json => findings::standing_json(anomaly, *number, ops),
+        };
+        let mut stdout = std::io::stdout().lock();
+        // A closed stdout ends the command when the verdict is printed; the run need not stop for it.
+        let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    };
+    OnlineConfig { options: options.clone(), keep_going: args.keep_going, report: Box::new(report) }
+}
+
+/// `run.json`'s `online`: what the online check did.
+fn online_json(online: &OnlineSummary) -> serde_json::Value {
+    serde_json::json!({
+        "rounds": online.rounds,
+        "standing_anomalies": online.anomalies,
+        "stopped_by": online.stopped_by.as_ref().map(|(name, ops)| serde_json::json!({"anomaly": name, "after_ops": ops})),
+        "max_lag_s": online.max_lag_ms as f64 / 1000.0,
+        "last_round": {"ops": online.last_round.0, "seconds": online.last_round.1 as f64 / 1000.0},
+    })
 }

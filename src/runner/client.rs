@@ -75,11 +75,15 @@ impl Client {
 
     pub(crate) fn run(mut self) -> anyhow::Result<ClientLog> {
         self.shared.switches.set(self.id, self.session.kill_switch());
+        self.record.tap = self.shared.tap(self.id);
         while self.shared.claim().is_some() {
             let Some(plan) = self.workload.next(self.id) else { break };
-            self.transaction(plan)?;
+            if self.transaction(plan)? == OpType::Ok {
+                self.shared.committed.fetch_add(1, Ordering::Relaxed);
+            }
             self.shared.completed.fetch_add(1, Ordering::Relaxed);
         }
+        self.record.close_tap();
         Ok(self.record)
     }
 
@@ -95,14 +99,14 @@ impl Client {
         let TxnPlan { f, invoke, body } = plan;
         if self.shared.record {
             let invocation = self.op(OpType::Invoke, &f, invoke.clone(), None);
-            self.record.ops.push(invocation);
+            self.record.push(invocation);
         }
         let outcome = self.attempt(body);
         match outcome {
             Ok(executed) => {
                 if self.shared.record {
                     let done = self.op(OpType::Ok, &f, executed, None).with_commit_order(self.session.commit_order());
-                    self.record.ops.push(done);
+                    self.record.push(done);
                 }
                 self.record.ok += 1;
                 Ok(OpType::Ok)
@@ -127,7 +131,7 @@ impl Client {
                         _ => unknown_reads(&invoke),
                     };
                     let done = self.op(kind, &f, value, Some(e.cause.clone()));
-                    self.record.ops.push(done);
+                    self.record.push(done);
                 }
                 *self.record.causes.entry(e.cause.clone()).or_default() += 1;
                 self.record.messages.entry(e.cause.clone()).or_insert_with(|| e.message.clone());

@@ -11,6 +11,7 @@
 mod client;
 pub mod cluster_health;
 pub mod nemesis;
+pub mod online;
 pub mod overlap;
 mod recorder;
 pub mod resource_aborts;
@@ -57,6 +58,8 @@ pub struct RunConfig {
     pub nemesis: Option<(Vec<Fault>, Duration)>,
     /// Whether to record the history (off only to measure what recording costs).
     pub record: bool,
+    /// Check the history while it is recorded (`run --online`).
+    pub online: Option<online::OnlineConfig>,
 }
 
 /// What a run did.
@@ -78,12 +81,16 @@ pub struct RunOutcome {
     /// Why the run ended before its limit, if it did: the system is gone for good (an exec program that
     /// died, hung or broke the protocol), with the transactions in flight recorded as `fail` or `info`.
     pub ended_early: Option<String>,
+    /// What the online check did, when the run was checked online.
+    pub online: Option<online::OnlineSummary>,
 }
 
 /// Shared counters and the stop signal.
 pub(crate) struct Shared {
     pub(crate) invoked: AtomicU64,
     pub(crate) completed: AtomicU64,
+    /// Committed transactions, for the progress bar.
+    pub(crate) committed: AtomicU64,
     pub(crate) stop: AtomicBool,
     /// Every client has finished: the nemesis stops too.
     pub(crate) finished: AtomicBool,
@@ -97,6 +104,8 @@ pub(crate) struct Shared {
     /// How long a client tries to reconnect before the run ends: longer under a nemesis, which may keep
     /// a whole cluster down while it recovers.
     pub(crate) reconnect_for: Duration,
+    /// Where the logs send their operations when the run is checked online.
+    pub(crate) tap: Option<std::sync::mpsc::Sender<recorder::Tapped>>,
 }
 
 /// Set when the user asked every run to stop (Ctrl-C): runs under way invoke no more transactions, let
@@ -114,6 +123,12 @@ pub fn interrupted() -> bool {
 }
 
 impl Shared {
+    /// The tap of client `log`'s log (the nemesis's is `clients`), when the run is checked online: its
+    /// slot among the logs merged, after the `init` operation's.
+    pub(crate) fn tap(&self, log: usize) -> Option<recorder::Tap> {
+        self.tap.as_ref().map(|sender| recorder::Tap::new(log + 1, sender.clone()))
+    }
+
     /// Claims the next transaction slot, or `None` when the run is over.
     pub(crate) fn claim(&self) -> Option<u64> {
         if self.stop.load(Ordering::Relaxed) || interrupted() {
@@ -136,9 +151,17 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     if let Some((fields, records)) = config.workload.initial_records() {
         config.system.prepare_records(fields, &records).context("loading the records")?;
     }
+    let (tap, tapped) = match config.online.is_some() && config.record {
+        true => {
+            let (sender, receiver) = std::sync::mpsc::channel();
+            (Some(sender), Some(receiver))
+        }
+        false => (None, None),
+    };
     let shared = Arc::new(Shared {
         invoked: AtomicU64::new(0),
         completed: AtomicU64::new(0),
+        committed: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         finished: AtomicBool::new(false),
         switches: KillSwitches::new(config.clients),
@@ -148,6 +171,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         record: config.record,
         ended: std::sync::Mutex::new(None),
         reconnect_for: if config.nemesis.is_some() { RECONNECT_UNDER_NEMESIS } else { RECONNECT },
+        tap,
     });
     let mut clients = Vec::with_capacity(config.clients);
     for c in 0..config.clients {
@@ -162,8 +186,23 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         ));
     }
     let progress = progress_bar(config);
+    let status = Arc::new(online::OnlineStatus::default());
     let started = Instant::now();
+    let mut online_summary = None;
     let records = std::thread::scope(|scope| -> anyhow::Result<Vec<recorder::ClientLog>> {
+        // The logs merged: the `init` operation's, each client's, the nemesis's.
+        let slots = 1 + config.clients + usize::from(config.nemesis.is_some());
+        let checker = match (&config.online, tapped) {
+            (Some(online), Some(received)) => {
+                let init = match initial.is_empty() {
+                    true => Vec::new(),
+                    false => init_record(initial.clone()).ops,
+                };
+                let (shared, status) = (&shared, &status);
+                Some(scope.spawn(move || online::check_online(received, slots, init, shared, online, status)))
+            }
+            _ => None,
+        };
         let handles: Vec<_> = clients.into_iter().map(|client| scope.spawn(move || client.run())).collect();
         let nemesis = config.nemesis.as_ref().map(|(faults, every)| {
             let shared = &shared;
@@ -171,9 +210,13 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         });
         while handles.iter().any(|h| !h.is_finished()) {
             progress.set_position(shared.completed.load(Ordering::Relaxed));
+            progress.set_message(progress_message(&shared, config.online.as_ref().map(|_| status.as_ref())));
             std::thread::sleep(Duration::from_millis(50));
         }
         shared.finished.store(true, Ordering::Relaxed);
+        if let Some(checker) = checker {
+            online_summary = Some(checker.join().map_err(|_| anyhow::anyhow!("the online checker panicked"))?);
+        }
         let mut records = Vec::new();
         for handle in handles {
             let record = handle.join().map_err(|_| anyhow::anyhow!("a client thread panicked"))??;
@@ -213,7 +256,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         }
     }
     let history = recorder::merge(records).context("the recorded history is not well formed (a runner bug)")?;
-    Ok(RunOutcome { history, elapsed, ok, fail, info, causes, messages, ended_early })
+    Ok(RunOutcome { history, elapsed, ok, fail, info, causes, messages, ended_early, online: online_summary })
 }
 
 /// How long a client tries to reconnect to a system that refuses it.
@@ -332,9 +375,26 @@ fn progress_bar(config: &RunConfig) -> indicatif::ProgressBar {
     };
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{spinner} {elapsed_precise} [{bar:40}] {pos}/{len} transactions {per_sec}",
+        "{spinner} {elapsed_precise} [{bar:40}] {pos}/{len} transactions {per_sec} {msg}",
     ) {
         bar.set_style(style);
     }
     bar
+}
+
+/// The progress bar's message: the transactions committed and, checked online, the anomalies that stood
+/// so far and how far the checker is behind the recorder.
+fn progress_message(shared: &Shared, online: Option<&online::OnlineStatus>) -> String {
+    let committed = shared.committed.load(Ordering::Relaxed);
+    match online {
+        None => format!("({committed} committed)"),
+        Some(status) => {
+            let anomalies = status.anomalies.load(Ordering::Relaxed);
+            format!(
+                "({committed} committed; {anomalies} anomal{} so far; checker {:.1} s behind)",
+                if anomalies == 1 { "y" } else { "ies" },
+                status.lag_ms.load(Ordering::Relaxed) as f64 / 1000.0
+            )
+        }
+    }
 }

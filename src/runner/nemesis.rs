@@ -81,8 +81,9 @@ impl KillSwitches {
 /// has a healing, heals one interval later before the next fault's turn); returns its record. Whatever
 /// is broken when the run stops is healed.
 pub(crate) fn run(faults: &[Fault], every: Duration, switches: &KillSwitches, shared: &Shared) -> ClientLog {
-    let mut record = ClientLog::default();
+    let mut record = ClientLog::tapped(shared.tap(shared.clients));
     if faults.is_empty() {
+        record.close_tap();
         return record;
     }
     // Whose turn it is, and the node each node fault hits next (from 0).
@@ -91,7 +92,7 @@ pub(crate) fn run(faults: &[Fault], every: Duration, switches: &KillSwitches, sh
     // The fault broken and awaiting its healing, with its node.
     let mut broken: Option<usize> = None;
     loop {
-        if sleep_unless_stopped(every, shared) {
+        if sleep_unless_stopped(every, shared, &record) {
             break;
         }
         let fault = &faults[turn];
@@ -111,6 +112,7 @@ pub(crate) fn run(faults: &[Fault], every: Duration, switches: &KillSwitches, sh
     if let Some(target) = broken {
         heal(&faults[turn], target, &mut record, shared);
     }
+    record.close_tap();
     record
 }
 
@@ -135,20 +137,20 @@ fn act(fault: &Fault, target: usize, switches: &KillSwitches, record: &mut Clien
                 Fault::PauseNode(_) => "pause-node",
                 _ => "partition",
             };
-            record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
+            record.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
             let done = match fault {
                 Fault::KillNode(_) => cluster.kill_node(target),
                 Fault::PauseNode(_) => cluster.pause_node(target),
                 _ => cluster.partition(target),
             };
             let done = done.map(|()| None);
-            record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
+            record.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
             true
         }
         Fault::RestartCluster(cluster) => {
             invoke(record, shared, "restart-cluster");
             let value = recovered(cluster.restart_cluster());
-            record.ops.push(op(shared, OpType::Info, "restart-cluster", value));
+            record.push(op(shared, OpType::Info, "restart-cluster", value));
             false
         }
         Fault::KillAll(cluster) => {
@@ -159,22 +161,22 @@ fn act(fault: &Fault, target: usize, switches: &KillSwitches, record: &mut Clien
                 Ok(()) => serde_json::json!({ "node": "all" }),
                 Err(e) => serde_json::json!({ "node": "all", "error": e.to_string() }),
             };
-            record.ops.push(op(shared, OpType::Info, "kill-all", value));
+            record.push(op(shared, OpType::Info, "kill-all", value));
             invoke(record, shared, "recover-cluster");
             let value = recovered(cluster.recover_cluster());
-            record.ops.push(op(shared, OpType::Info, "recover-cluster", value));
+            record.push(op(shared, OpType::Info, "recover-cluster", value));
             false
         }
         Fault::KillConnections => {
             invoke(record, shared, "kill-connections");
             let killed = switches.kill_all();
-            record.ops.push(op(shared, OpType::Info, "kill-connections", serde_json::json!({ "killed": killed })));
+            record.push(op(shared, OpType::Info, "kill-connections", serde_json::json!({ "killed": killed })));
             false
         }
         Fault::Commands { break_cmd, .. } => {
             invoke(record, shared, "break");
             let value = shell(break_cmd);
-            record.ops.push(op(shared, OpType::Info, "break", value));
+            record.push(op(shared, OpType::Info, "break", value));
             true
         }
     }
@@ -186,7 +188,7 @@ fn heal(fault: &Fault, target: usize, record: &mut ClientLog, shared: &Shared) {
         Fault::Commands { heal_cmd, .. } => {
             invoke(record, shared, "heal");
             let value = shell(heal_cmd);
-            record.ops.push(op(shared, OpType::Info, "heal", value));
+            record.push(op(shared, OpType::Info, "heal", value));
         }
         Fault::KillNode(cluster) | Fault::PauseNode(cluster) | Fault::Partition(cluster) => {
             let node = cluster.nodes()[target].name.clone();
@@ -195,13 +197,13 @@ fn heal(fault: &Fault, target: usize, record: &mut ClientLog, shared: &Shared) {
                 Fault::PauseNode(_) => "resume-node",
                 _ => "heal-partition",
             };
-            record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
+            record.push(op(shared, OpType::Invoke, name, serde_json::Value::Null).with_node(Some(&node)));
             let done = match fault {
                 Fault::KillNode(_) => cluster.restart_node(target).map(Some),
                 Fault::PauseNode(_) => cluster.resume_node(target).map(|()| None),
                 _ => cluster.heal_partition(target).map(|()| None),
             };
-            record.ops.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
+            record.push(op(shared, OpType::Info, name, outcome(&node, done)).with_node(Some(&node)));
         }
         Fault::KillConnections | Fault::RestartCluster(_) | Fault::KillAll(_) => {}
     }
@@ -235,13 +237,15 @@ fn recovered(done: Result<Bootstrap, ClusterError>) -> serde_json::Value {
 }
 
 /// Sleeps for `d` in short steps; whether the run stopped meanwhile.
-fn sleep_unless_stopped(d: Duration, shared: &Shared) -> bool {
+fn sleep_unless_stopped(d: Duration, shared: &Shared, record: &ClientLog) -> bool {
     let step = Duration::from_millis(20);
     let mut slept = Duration::ZERO;
     while slept < d {
         if shared.stop.load(Ordering::Relaxed) || shared.finished.load(Ordering::Relaxed) {
             return true;
         }
+        // Asleep, the nemesis records nothing before now: the online checker need not wait for it.
+        record.floor(shared.clock.now());
         std::thread::sleep(step.min(d - slept));
         slept += step;
     }
@@ -249,7 +253,7 @@ fn sleep_unless_stopped(d: Duration, shared: &Shared) -> bool {
 }
 
 fn invoke(record: &mut ClientLog, shared: &Shared, name: &str) {
-    record.ops.push(op(shared, OpType::Invoke, name, serde_json::Value::Null));
+    record.push(op(shared, OpType::Invoke, name, serde_json::Value::Null));
 }
 
 fn op(shared: &Shared, kind: OpType, name: &str, value: serde_json::Value) -> Op {

@@ -31,11 +31,48 @@ impl Clock {
     }
 }
 
+/// What a log sends the online checker (`run --online`): each operation as it is recorded, with the
+/// log's place among the logs merged and the operation's place in its log (the merge's order), and that
+/// the log is done.
+#[derive(Debug)]
+pub enum Tapped {
+    /// An operation: the log's slot, its place in the log, the operation.
+    Op(usize, usize, Op),
+    /// The log of this slot will record nothing timed before this (nanoseconds since the run began).
+    Floor(usize, i64),
+    /// The log of this slot will record no more.
+    Done(usize),
+}
+
+/// Where a log sends a copy of each operation it records, for the online checker; says the log is done
+/// when dropped.
+#[derive(Debug)]
+pub struct Tap {
+    slot: usize,
+    sender: std::sync::mpsc::Sender<Tapped>,
+}
+
+impl Tap {
+    /// A tap for the log merged in `slot`.
+    pub fn new(slot: usize, sender: std::sync::mpsc::Sender<Tapped>) -> Tap {
+        Tap { slot, sender }
+    }
+}
+
+impl Drop for Tap {
+    fn drop(&mut self) {
+        // The checker may have stopped listening (it found what stops the run): nothing to tell it.
+        let _ = self.sender.send(Tapped::Done(self.slot));
+    }
+}
+
 /// One client's log of what it did: its operations and its counts, merged into the history when the run ends.
 #[derive(Debug, Default)]
 pub struct ClientLog {
     /// Its operations, in the order it performed them.
     pub ops: Vec<Op>,
+    /// Where a copy of each goes as it is recorded, when the run is checked online.
+    pub tap: Option<Tap>,
     /// Committed transactions.
     pub ok: u64,
     /// Aborted transactions.
@@ -49,12 +86,46 @@ pub struct ClientLog {
     pub messages: BTreeMap<String, String>,
 }
 
+impl ClientLog {
+    /// A log whose operations are also sent to the online checker through `tap`, if any.
+    pub fn tapped(tap: Option<Tap>) -> ClientLog {
+        ClientLog { tap, ..ClientLog::default() }
+    }
+
+    /// Records an operation (and sends a copy through the tap).
+    pub fn push(&mut self, op: Op) {
+        if let Some(tap) = &self.tap {
+            // A checker that stopped listening has what it needed.
+            let _ = tap.sender.send(Tapped::Op(tap.slot, self.ops.len(), op.clone()));
+        }
+        self.ops.push(op);
+    }
+
+    /// Says the log will record nothing timed before `time`, taken from the run's clock.
+    pub fn floor(&self, time: i64) {
+        if let Some(tap) = &self.tap {
+            let _ = tap.sender.send(Tapped::Floor(tap.slot, time));
+        }
+    }
+
+    /// Says the log is done: the online checker need not wait for it.
+    pub fn close_tap(&mut self) {
+        self.tap = None;
+    }
+}
+
+/// The order in which the merge places an operation: its time, its log's slot, its place in the log.
+pub fn merge_key(op: &Op, slot: usize, seq: usize) -> (i64, usize, usize) {
+    (op.time().unwrap_or(0), slot, seq)
+}
+
 /// Merges the clients' records into one history, by time; indices follow the merged order.
 pub fn merge(records: Vec<ClientLog>) -> anyhow::Result<History> {
     let mut ops: Vec<(i64, usize, usize, Op)> = Vec::new();
     for (client, record) in records.into_iter().enumerate() {
         for (seq, op) in record.ops.into_iter().enumerate() {
-            ops.push((op.time().unwrap_or(0), client, seq, op));
+            let (time, client, seq) = merge_key(&op, client, seq);
+            ops.push((time, client, seq, op));
         }
     }
     // A client's own operations are already in time order; ties across clients break by client.

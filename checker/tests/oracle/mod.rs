@@ -17,6 +17,7 @@
 
 mod compare;
 mod generate;
+mod online;
 mod serial_search;
 
 use proptest::prelude::*;

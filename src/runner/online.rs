@@ -1,0 +1,294 @@
+//! `run --online`: the run's history checked while it is recorded. Each client's log (and the nemesis's)
+//! sends a copy of every operation it records to one checker thread; the thread merges them in the order
+//! the run's final merge will (time, then log, then place in the log: `recorder::merge_key`), so the
+//! prefix it checks is the finished history's and a transaction's index is the same in both. An
+//! operation joins the prefix once no log can still record one timed before it: a log's next operation
+//! is timed after its last (or after the floor a sleeping nemesis sends). Rounds of
+//! `checker::Online` check the prefix as it grows and report the anomalies that stand
+//! (docs/online-checking.md); the first one the options prohibit stops the run, unless it is to keep
+//! going. The final verdict stays the ordinary check's, on the whole history.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use checker::{Online, Options, StandingAnomaly};
+use histories::{History, Op, Position};
+
+use super::Shared;
+use super::recorder::{Tapped, merge_key};
+
+/// The least time between the starts of two rounds.
+const ROUND_GAP: Duration = Duration::from_millis(250);
+
+/// How an online check reports a standing anomaly: the anomaly, and after how many operations it stood.
+pub type Report = Box<dyn Fn(&StandingAnomaly, usize) + Send + Sync>;
+
+/// What `run --online` asks for.
+pub struct OnlineConfig {
+    /// What the history is checked against (the final check's options).
+    pub options: Options,
+    /// Run to the end whatever stands, rather than stop at the first prohibited anomaly.
+    pub keep_going: bool,
+    /// Called with each anomaly as it stands, in order.
+    pub report: Report,
+}
+
+/// The online check's figures, for the progress bar while it runs.
+#[derive(Debug, Default)]
+pub struct OnlineStatus {
+    /// Standing anomalies reported so far.
+    pub anomalies: AtomicU64,
+    /// How far behind the recorder the last round's prefix ended, in milliseconds.
+    pub lag_ms: AtomicU64,
+    /// Operations checked by the last round.
+    pub checked_ops: AtomicU64,
+}
+
+/// What an online check did.
+#[derive(Debug, Clone, Default)]
+pub struct OnlineSummary {
+    /// Rounds run.
+    pub rounds: u64,
+    /// Standing anomalies reported.
+    pub anomalies: u64,
+    /// The prohibited anomaly that stopped the run, and after how many operations it stood.
+    pub stopped_by: Option<(String, usize)>,
+    /// The most the checker's prefix lagged behind the recorder at the end of a round, in milliseconds.
+    pub max_lag_ms: u64,
+    /// The last round: the operations it checked and how long it took, in milliseconds.
+    pub last_round: (usize, u64),
+}
+
+/// The checker thread: receives the logs' operations until every log is done (or the run is over),
+/// checking the prefix in rounds. `slots` is how many logs the history merges: the first holds `init`,
+/// the history's opening `init` operation (if any), the others send (`Shared::tap`).
+pub(crate) fn check_online(
+    received: Receiver<Tapped>,
+    slots: usize,
+    init: Vec<Op>,
+    shared: &Shared,
+    config: &OnlineConfig,
+    status: &Arc<OnlineStatus>,
+) -> OnlineSummary {
+    let mut online = Online::new(config.options.clone());
+    let mut merger = Merger::new(slots);
+    for (seq, op) in init.into_iter().enumerate() {
+        merger.queues[0].push_back((seq, op));
+    }
+    let mut summary = OnlineSummary::default();
+    let mut next_round = Instant::now();
+    loop {
+        let open = match received.recv_timeout(Duration::from_millis(20)) {
+            Ok(first) => {
+                merger.take(first);
+                // Everything already waiting, in one go.
+                while let Ok(more) = received.try_recv() {
+                    merger.take(more);
+                }
+                true
+            }
+            Err(RecvTimeoutError::Timeout) => true,
+            Err(RecvTimeoutError::Disconnected) => false,
+        };
+        if shared.finished.load(Ordering::Relaxed) || !open || merger.all_done() {
+            break;
+        }
+        if Instant::now() < next_round || !merger.advance() {
+            continue;
+        }
+        let started = Instant::now();
+        let history = match History::from_ops(merger.prefix.clone()) {
+            Ok(history) => history,
+            Err((at, problem)) => {
+                // The final merge reports it the same way (a runner bug); the online check stops.
+                log::warn!("the online check stops: operation {}: {problem}", at.line);
+                break;
+            }
+        };
+        let ops = history.len();
+        let found = online.round(&history);
+        summary.rounds += 1;
+        summary.last_round = (ops, started.elapsed().as_millis() as u64);
+        let lag = shared.clock.now().saturating_sub(merger.checked_time).max(0) / 1_000_000;
+        summary.max_lag_ms = summary.max_lag_ms.max(lag as u64);
+        status.lag_ms.store(lag as u64, Ordering::Relaxed);
+        status.checked_ops.store(ops as u64, Ordering::Relaxed);
+        let found = match found {
+            Ok(found) => found,
+            Err(e) => {
+                // A prefix that does not check yet (its workload not yet told): a longer one may.
+                log::debug!("a prefix of {ops} operations does not check yet: {e}");
+                Vec::new()
+            }
+        };
+        for anomaly in &found {
+            (config.report)(anomaly, ops);
+            summary.anomalies += 1;
+            status.anomalies.fetch_add(1, Ordering::Relaxed);
+            if anomaly.prohibited && !config.keep_going {
+                // The first is what stops the run; the final check reports every one.
+                summary.stopped_by = Some((anomaly.name.clone(), ops));
+                break;
+            }
+        }
+        if summary.stopped_by.is_some() {
+            shared.stop.store(true, Ordering::Relaxed);
+            break;
+        }
+        next_round = started + started.elapsed().max(ROUND_GAP);
+    }
+    summary
+}
+
+/// The logs' operations, merged into the prefix of the history as far as no log can still add one
+/// before them.
+struct Merger {
+    /// Per log: the operations received and not yet merged, with their places in the log.
+    queues: Vec<VecDeque<(usize, Op)>>,
+    /// Per log: nothing it records later is timed before this.
+    floors: Vec<i64>,
+    /// Per log: whether it is done.
+    done: Vec<bool>,
+    /// The merged prefix, indexed.
+    prefix: Vec<Op>,
+    /// The time of the prefix's last operation.
+    checked_time: i64,
+}
+
+impl Merger {
+    /// A merger of `slots` logs, the first of which is the history's `init` operation, known already.
+    fn new(slots: usize) -> Merger {
+        let mut done = vec![false; slots];
+        done[0] = true;
+        Merger {
+            queues: (0..slots).map(|_| VecDeque::new()).collect(),
+            floors: vec![0; slots],
+            done,
+            prefix: Vec::new(),
+            checked_time: 0,
+        }
+    }
+
+    fn take(&mut self, tapped: Tapped) {
+        match tapped {
+            Tapped::Op(slot, seq, op) => {
+                if let Some(time) = op.time() {
+                    self.floors[slot] = self.floors[slot].max(time);
+                }
+                self.queues[slot].push_back((seq, op));
+            }
+            Tapped::Floor(slot, time) => self.floors[slot] = self.floors[slot].max(time),
+            Tapped::Done(slot) => self.done[slot] = true,
+        }
+    }
+
+    fn all_done(&self) -> bool {
+        self.done.iter().all(|&d| d)
+    }
+
+    /// Moves into the prefix every operation timed before what a log not done may still record;
+    /// returns whether the prefix grew.
+    fn advance(&mut self) -> bool {
+        let watermark = (0..self.floors.len())
+            .filter(|&slot| !self.done[slot])
+            .map(|slot| self.floors[slot])
+            .min()
+            .unwrap_or(i64::MAX);
+        let mut ready: Vec<((i64, usize, usize), Op)> = Vec::new();
+        for (slot, queue) in self.queues.iter_mut().enumerate() {
+            while queue.front().is_some_and(|(_, op)| op.time().unwrap_or(0) < watermark) {
+                if let Some((seq, op)) = queue.pop_front() {
+                    ready.push((merge_key(&op, slot, seq), op));
+                }
+            }
+        }
+        if ready.is_empty() {
+            return false;
+        }
+        ready.sort_by_key(|(key, _)| *key);
+        for (key, mut op) in ready {
+            let index = self.prefix.len();
+            op.index = index as u64;
+            op.at = Position::new(index as u32 + 1, 1);
+            self.checked_time = key.0;
+            self.prefix.push(op);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use histories::{Function, OpType, OpValue, Process};
+
+    use super::*;
+    use crate::runner::recorder::{ClientLog, merge};
+
+    fn op(process: u64, kind: OpType, time: i64) -> Op {
+        let value = OpValue::Txn(vec![histories::Mop::Append { key: histories::Key::Int(1), value: time }].into());
+        Op::new(kind, Process::Client(process), Function::Txn, value).with_time(time)
+    }
+
+    /// Two clients' logs: (slot, place in the log, operation).
+    fn logs() -> Vec<(usize, usize, Op)> {
+        vec![
+            (1, 0, op(0, OpType::Invoke, 10)),
+            (2, 0, op(1, OpType::Invoke, 20)),
+            (1, 1, op(0, OpType::Ok, 30)),
+            (2, 1, op(1, OpType::Ok, 30)),
+        ]
+    }
+
+    fn times(merger: &Merger) -> Vec<(u64, i64)> {
+        merger.prefix.iter().map(|op| (op.index, op.time().unwrap_or(-1))).collect()
+    }
+
+    #[test]
+    fn an_operation_joins_the_prefix_once_no_log_can_record_one_before_it() {
+        let mut merger = Merger::new(3);
+        let mut logs = logs().into_iter();
+        for (slot, seq, op) in logs.by_ref().take(3) {
+            merger.take(Tapped::Op(slot, seq, op));
+        }
+        // Slot 2's last is at 20: what it records next may be timed 20 too, so only 10 is safe.
+        assert!(merger.advance());
+        assert_eq!(times(&merger), [(0, 10)]);
+        assert!(!merger.advance(), "nothing more is safe");
+        merger.take(Tapped::Floor(2, 25));
+        assert!(merger.advance());
+        assert_eq!(times(&merger), [(0, 10), (1, 20)]);
+        // Both logs now hold 30: neither is merged until both can record nothing before it.
+        for (slot, seq, op) in logs {
+            merger.take(Tapped::Op(slot, seq, op));
+        }
+        assert!(!merger.advance());
+        merger.take(Tapped::Done(1));
+        assert!(!merger.advance(), "slot 2 may still record at 30");
+        merger.take(Tapped::Done(2));
+        assert!(merger.all_done());
+        assert!(merger.advance());
+        assert_eq!(times(&merger), [(0, 10), (1, 20), (2, 30), (3, 30)]);
+    }
+
+    #[test]
+    fn the_prefix_is_ordered_and_indexed_as_the_final_merge_orders_the_history() {
+        let mut merger = Merger::new(3);
+        let mut records = vec![ClientLog::default(), ClientLog::default()];
+        for (slot, seq, op) in logs() {
+            records[slot - 1].ops.push(op.clone());
+            merger.take(Tapped::Op(slot, seq, op));
+        }
+        merger.take(Tapped::Done(1));
+        merger.take(Tapped::Done(2));
+        assert!(merger.advance());
+        let history = merge(records).expect("a well-formed history");
+        let merged: Vec<(u64, i64, String)> =
+            history.ops().iter().map(|op| (op.index, op.time().unwrap_or(-1), format!("{:?}", op.process()))).collect();
+        let online: Vec<(u64, i64, String)> =
+            merger.prefix.iter().map(|op| (op.index, op.time().unwrap_or(-1), format!("{:?}", op.process()))).collect();
+        assert_eq!(online, merged);
+    }
+}

@@ -1,0 +1,101 @@
+//! `isocheck run --online` end to end, on the embedded engine: a planted defect (`ssi-off`) stops the run
+//! at the first anomaly that stands, printed as `check` explains it, with exit 1, the history and the
+//! findings kept; `--keep-going` runs to the end and reports each; a correct engine runs to the end and
+//! stays valid. As for `run`'s own tests of the planted defects, a default-sized engine run with `ssi-off`
+//! shows a G2-item; whether it stopped early is read from what the run wrote, never from its timing.
+
+use crate::util::{isocheck, temp_file};
+
+/// Runs `isocheck run --online` with `extra` into a fresh directory: the exit code, stdout, stderr,
+/// `run.json`, the findings' anomaly types and the directory.
+fn online_run(extra: &[&str]) -> (i32, String, String, serde_json::Value, Vec<String>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("run");
+    let mut args = vec!["run", "--online", "--out", out.to_str().expect("a UTF-8 path")];
+    args.extend_from_slice(extra);
+    let output = isocheck(&args, None);
+    assert!(!output.stderr.contains("panicked"), "{}", output.stderr);
+    let read = |name: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}\n{}", output.stderr));
+        serde_json::from_str(&text).expect("JSON")
+    };
+    let summary = read("run.json");
+    let findings = read("findings.json");
+    let types = findings["anomaly_types"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect());
+    (output.code, output.stdout, output.stderr, summary, types, dir)
+}
+
+/// The transactions a run invoked, from `run.json`.
+fn transactions(summary: &serde_json::Value) -> u64 {
+    ["ok", "fail", "info"].iter().map(|k| summary[*k].as_u64().expect("a count")).sum()
+}
+
+#[test]
+fn a_planted_defect_stops_an_online_run_at_the_first_anomaly_that_stands() {
+    // Without --online, this run would take a minute; stopped, it ends at the anomaly.
+    let (code, stdout, stderr, summary, types, dir) = online_run(&["--defect", "ssi-off", "--duration", "60s"]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let stopped = &summary["online"]["stopped_by"];
+    let name = stopped["anomaly"].as_str().unwrap_or_else(|| panic!("the online check stopped the run: {summary}"));
+    assert!(types.contains(&name.to_string()), "the final check shows {name} too: {types:?}");
+    assert!(summary["elapsed_s"].as_f64().expect("elapsed") < 60.0, "the run stopped before its limit");
+    let after = stopped["after_ops"].as_u64().expect("after how many operations");
+    // What stood is printed first, explained as check explains it, naming where it stood.
+    let first = stdout.lines().next().expect("stdout says something");
+    assert!(
+        first.ends_with(&format!(
+            "history.jsonl: {name} stands after {after} operations: the models checked prohibit it, whatever the rest of the history holds"
+        )),
+        "{first}"
+    );
+    assert!(stdout.contains(&format!("\n{name} #1: T")), "{stdout}");
+    assert!(stdout.contains("a contradiction!"), "{stdout}");
+    assert!(stderr.contains(&format!("{name} stood after {after} operations: the run stopped there")), "{stderr}");
+    // The history kept is the one the anomaly stood in, and more: check finds it there.
+    let history = dir.path().join("run").join("history.jsonl");
+    let lines = std::fs::read_to_string(&history).expect("the history is kept").lines().count() as u64;
+    assert!(lines >= after, "{lines} operations kept, the anomaly stood after {after}");
+    let again = isocheck(&["check", history.to_str().expect("a UTF-8 path"), "--model", "serializable"], None);
+    assert_eq!(again.code, 1, "{}", again.stdout);
+    assert!(again.stdout.contains(&format!("{name} (")), "{}", again.stdout);
+}
+
+#[test]
+fn keep_going_runs_to_the_end_reporting_each_anomaly_as_it_stands() {
+    let (code, stdout, stderr, summary, types, _dir) =
+        online_run(&["--defect", "ssi-off", "--txns", "10000", "--keep-going"]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert_eq!(transactions(&summary), 10_000, "the run went to its end");
+    assert!(summary["online"]["stopped_by"].is_null(), "{summary}");
+    let printed: Vec<&str> = stdout.lines().filter(|l| l.contains(" stands after ")).collect();
+    assert_eq!(printed.len() as u64, summary["online"]["standing_anomalies"].as_u64().expect("a count"));
+    for line in printed {
+        let name = line.split(": ").nth(1).and_then(|rest| rest.split(' ').next()).expect("the anomaly's name");
+        assert!(types.contains(&name.to_string()), "{name} stood, so the final check shows it: {types:?}");
+    }
+}
+
+#[test]
+fn a_correct_engine_checked_online_runs_to_the_end_and_stays_valid() {
+    let (code, stdout, stderr, summary, types, _dir) = online_run(&["--txns", "3000"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(types.is_empty(), "{types:?}");
+    assert_eq!(transactions(&summary), 3000);
+    assert!(!stdout.contains(" stands after "), "{stdout}");
+    assert_eq!(summary["online"]["standing_anomalies"], 0);
+    assert!(summary["online"]["stopped_by"].is_null());
+}
+
+#[test]
+fn keep_going_needs_online_and_online_is_one_run() {
+    let out = isocheck(&["run", "--keep-going"], None);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--online"), "{}", out.stderr);
+    let (_dir, path) = temp_file("unused", "");
+    let dir = path.to_str().expect("a UTF-8 path");
+    let out = isocheck(&["run", "--online", "--repeat", "2", "--out", dir], None);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--repeat"), "{}", out.stderr);
+}
