@@ -36,6 +36,7 @@ pub fn run(
         progress: false,
         nemesis: None,
         record: true,
+        online: None,
     };
     let outcome = isocheck::runner::run(&config)?;
     let options = Options::new(&[level.promised_model().to_string()], &[])?;
