@@ -7,10 +7,10 @@
 use adapters::{EngineSystem, Level};
 use checker::{Cycle, Kind, Step, TxnView};
 use generators::hermitage::{CLAIM_LEVELS, Scenario};
-use generators::replay::{Unreproducible, reproduction};
 use histories::{Key, Mop, Observed, OpType};
 use isocheck::hermitage::{step_runner, verdict};
 use proptest::prelude::*;
+use replay::{Unreproducible, reproduction};
 
 /// One edge of a generated cycle: its kind and key; it runs from transaction `i` to `i + 1`.
 #[derive(Debug, Clone)]

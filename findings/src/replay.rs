@@ -1,7 +1,7 @@
 //! A reported cycle's step-by-step replay, as the reports show it and `cycles/NAME-N.toml` keeps it: the
 //! scenario's name and title, the table before it, its statements by session, and what its steps claim
 //! (the levels at which they force every edge of the cycle, and for the others the edge they cannot force
-//! and why). Choosing the steps is `generators::replay`'s; this module only holds what it chose (or why
+//! and why). Choosing the steps is the `replay` crate's; this module only holds what it chose (or why
 //! there is no replay) for the renderers, and says it in words.
 
 use std::collections::BTreeMap;

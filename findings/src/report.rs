@@ -26,7 +26,7 @@ pub struct Report<'a> {
     pub activity: Option<Activity>,
     /// The history shrunk to what shows the anomaly, when it was shrunk (shown first).
     pub shrunk: Option<&'a Shrunk>,
-    /// Each reported cycle's step-by-step replay, or why it has none (`generators::replay` decides).
+    /// Each reported cycle's step-by-step replay, or why it has none (the `replay` crate decides).
     pub replays: Replays,
 }
 

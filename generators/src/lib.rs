@@ -12,13 +12,10 @@
 //!   a checker's property tests start from.
 //! - `strategies` (behind the `strategies` feature, for tests) wraps both for proptest.
 //! - [`hermitage`] holds scripted interleavings, Hermitage's scenarios and any others, as data.
-//! - [`replay`] schedules a cycle the checker found as such a scenario: the steps that make each of its
-//!   edges happen, and the levels at which they force it; [`report_replays`] hands a result's replays
-//!   to the reports as `findings`' types.
 //!
-//! This crate depends on `histories` and, for the cycles it replays, on `checker`'s cycle type and on
-//! `findings`' replay types; it neither runs transactions against a system (the runner and adapters
-//! do), nor judges histories (the `checker` does), nor renders anything (`findings` does).
+//! Of isocheck's crates it depends on `histories` alone; it neither runs transactions against a system (the runner
+//! and adapters do), nor judges histories (the `checker` does), nor schedules the replay of a cycle (the
+//! `replay` crate does), nor renders anything (`findings` does).
 //!
 //! ```
 //! use generators::{ListAppend, Params, KeyDist};
@@ -43,8 +40,6 @@ pub mod hermitage;
 mod key_dist;
 mod list_append;
 mod params;
-pub mod replay;
-pub mod report_replays;
 mod rw_register;
 pub mod serial;
 #[cfg(feature = "strategies")]

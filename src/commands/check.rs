@@ -75,7 +75,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     if let Some(dir) = &args.out {
         let mut report = findings::Report::check(&source, &result)
             .with_history(&history)
-            .with_replays(generators::report_replays::replays(&result));
+            .with_replays(replay::report_replays::replays(&result));
         if let Some(shrunk) = &shrunk {
             report = report.with_shrunk(shrunk);
         }

@@ -230,7 +230,7 @@ fn keep_evidence(
     let report = findings::Report::check(history_path.display().to_string(), result)
         .with_history(&outcome.history)
         .with_run(summary)
-        .with_replays(generators::report_replays::replays(result));
+        .with_replays(replay::report_replays::replays(result));
     let options = findings::OutOptions::default();
     findings::write_report(dir, &report, &options)?;
     Ok(())

@@ -190,7 +190,7 @@ pub fn execute(
     let mut report = findings::Report::check(source, &result)
         .with_history(&outcome.history)
         .with_run(summary.clone())
-        .with_replays(generators::report_replays::replays(&result));
+        .with_replays(replay::report_replays::replays(&result));
     if let Some(shrunk) = &shrunk {
         report = report.with_shrunk(shrunk);
     }

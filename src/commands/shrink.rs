@@ -90,9 +90,8 @@ pub fn shrink_into(
     };
     if let Some(dir) = dir {
         let dir = dir.join("shrunk");
-        let written =
-            findings::shrunk::write_shrunk(&dir, &shrunk, &generators::report_replays::replays(&shrunk.result))
-                .with_context(|| format!("writing the shrunk history to {}", dir.display()))?;
+        let written = findings::shrunk::write_shrunk(&dir, &shrunk, &replay::report_replays::replays(&shrunk.result))
+            .with_context(|| format!("writing the shrunk history to {}", dir.display()))?;
         eprintln!(
             "isocheck: shrunk to {} transactions; wrote {} files to {}",
             shrunk.kept.len(),

@@ -31,8 +31,8 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
 
-use crate::hermitage::Action;
 use checker::Kind;
+use generators::hermitage::Action;
 
 use super::{Point, Txn};
 

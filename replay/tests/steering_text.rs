@@ -3,7 +3,7 @@
 //! JSON and TOML, as the format's own `\uXXXX` escape) in every output: text, JSON, HTML, SVG,
 //! Markdown, JUnit, DOT and the replay files. A near miss: plain non-ASCII text (é, 中) is left alone.
 
-use generators::report_replays::replays;
+use replay::report_replays::replays;
 
 use crate::common::{check, parse};
 use findings::{JunitOptions, OutOptions, Report};

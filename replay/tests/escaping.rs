@@ -2,7 +2,7 @@
 //! tags, quotes and ampersands) come out escaped in the HTML report and in every SVG picture, and as
 //! plain text in Markdown.
 
-use generators::report_replays::replays;
+use replay::report_replays::replays;
 
 use crate::common::{check, parse};
 use findings::{JunitOptions, Report};

@@ -3,7 +3,7 @@
 //! an aborted append, and a three-transaction write-read cycle). A change of wording or layout shows up
 //! here as a reviewed diff (`cargo insta review`, or `INSTA_UPDATE=always cargo test`).
 
-use generators::report_replays::replays;
+use replay::report_replays::replays;
 
 use crate::common::{check, example, run_summary};
 use checker::Anomaly;

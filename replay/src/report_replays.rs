@@ -1,4 +1,4 @@
-//! Each reported cycle's step-by-step replay, as the reports receive it: [`crate::replay`] schedules the
+//! Each reported cycle's step-by-step replay, as the reports receive it: [`crate`] schedules the
 //! cycle as a Hermitage scenario (or says why it cannot), and this module hands `findings` the
 //! scenario's parts and its file's text, since `findings` renders replays but does not depend on this
 //! crate. Cycles are numbered from 1 within their class, as the reports number them. This module owns
@@ -6,7 +6,7 @@
 
 use checker::CheckResult;
 
-use crate::replay::{reproduction, statements};
+use crate::{reproduction, statements};
 
 /// The replay of every cycle `result` reports, or why it has none.
 pub fn replays(result: &CheckResult) -> findings::Replays {

@@ -1,5 +1,5 @@
 //! A cycle as something a person can run step by step: its transactions become the sessions of a
-//! Hermitage-style scenario ([`crate::hermitage`]), their statements issued in an order that makes
+//! Hermitage-style scenario ([`generators::hermitage`]), their statements issued in an order that makes
 //! each edge of the cycle happen, so that `isocheck hermitage --scenario-dir` (or a person at two `psql`
 //! prompts) can replay it on any system and level and see whether the anomaly recurs.
 //!
@@ -27,12 +27,18 @@
 //! through predicates are not reproduced here (the scenario format can express them, but the rows a
 //! predicate saw come from transactions outside the cycle). This module decides the steps; running
 //! them is the runner's, whether they reproduce the anomaly the checker's, and showing them `findings`'.
+//!
+//! This crate owns that schedule and its hand-over to the reports ([`report_replays`]). It depends on
+//! `checker` (the cycle it schedules), `generators` (the scenario type it fills), `findings` (the replay
+//! types the reports receive) and `histories`; none of them depends on it. It neither judges histories,
+//! nor runs the steps, nor renders them.
+#![deny(missing_docs)]
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use crate::hermitage::{Action, Involving, Scenario, Step};
 use checker::{Cycle, Kind, TxnView};
+use generators::hermitage::{Action, Involving, Scenario, Step};
 use histories::{Key, Mop, Observed};
 
 /// Why a cycle has no step-by-step reproduction.
@@ -497,6 +503,7 @@ impl Schedule {
 }
 
 mod forcing;
+pub mod report_replays;
 #[cfg(test)]
 mod tests;
 

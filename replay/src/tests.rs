@@ -269,7 +269,7 @@ fn rows_start_at_a_value_no_transaction_writes() {
     assert_eq!(scenario.rows, vec![(4, -2)]);
     // The scenario is a file the format reads back.
     let text = scenario.to_string();
-    assert_eq!(crate::hermitage::parse(&text, "G2-item-1.toml").unwrap(), scenario);
+    assert_eq!(generators::hermitage::parse(&text, "G2-item-1.toml").unwrap(), scenario);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! systems read: `testsuites` > `testsuite` > `testcase`, with `failure` or `error` children, and
 //! `tests`/`failures`/`errors` counts that agree with the cases.
 
-use generators::report_replays::replays;
+use replay::report_replays::replays;
 
 use crate::common::{check, example, parse, run_summary};
 use checker::Invariant;
