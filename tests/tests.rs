@@ -29,6 +29,8 @@ mod run_json;
 mod run_online;
 mod run_systems;
 mod scenarios;
+mod serial_property;
+mod serial_register_property;
 mod server_tests;
 mod shrink;
 mod snapshots;

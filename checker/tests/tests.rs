@@ -3,10 +3,11 @@
 //! list-append checker (`list_append`), the rw-register checker (`rw_register`), predicate reads
 //! (`closed_predicate`), histories of completions alone (`completion_only`), workload detection
 //! (`workload`), the saved Jepsen and PostgreSQL histories (`elle_histories`,
-//! `postgres_15_serializable`), their results pinned byte for byte (`golden`), property tests against the serial reference executor
-//! (`serial_property`, `serial_register_property`), and the exhaustive oracle (`oracle`; its long form
+//! `postgres_15_serializable`), their results pinned byte for byte (`golden`), and the exhaustive oracle (`oracle`; its long form
 //! is `ISOCHECK_ORACLE_CASES=100000 cargo test --release -p checker --test tests -- --ignored oracle::`).
-//! No test sets an environment variable or a global; `oracle` only reads `ISOCHECK_ORACLE_*`.
+//! The property tests against the serial reference executor of `generators` are the root package's
+//! (`tests/serial_property.rs`, `tests/serial_register_property.rs`): the checker does not depend on
+//! `generators`, not even in its tests. No test sets an environment variable or a global; `oracle` only reads `ISOCHECK_ORACLE_*`.
 
 mod support;
 
@@ -23,7 +24,5 @@ mod oracle;
 mod postgres_15_serializable;
 mod rw_register;
 mod scale;
-mod serial_property;
-mod serial_register_property;
 mod weak_levels;
 mod workload;

@@ -1,8 +1,8 @@
 //! Reading and checking generated list-append histories of 100k and 1M transactions, measured apart:
 //! `parse` turns JSON Lines text into a well-formed history (what `isocheck check` does before checking),
 //! `check` checks that history for strict serializability (the default, realtime edges included). The
-//! histories are generated here, in memory, by the generator `examples/generate_history` uses (seed 1), so
-//! nothing large is kept in git. A 1M iteration takes seconds: `cargo bench -p checker --bench check --
+//! histories are generated here, in memory, by the generator `generators/examples/generate_history` uses (seed 1), so
+//! nothing large is kept in git. A 1M iteration takes seconds: `cargo bench -p isocheck --bench check --
 //! '/100000$'` measures only the smaller size. Whole runs against adya are `scripts/bench-vs-adya`'s.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

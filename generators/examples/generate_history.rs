@@ -2,7 +2,7 @@
 //! benchmarks and for comparing checkers on the same input:
 //!
 //! ```sh
-//! cargo run --release -p checker --example generate_history -- 100000 /tmp/h100k.jsonl [SEED] [WORKLOAD] [WRITES]
+//! cargo run --release -p generators --example generate_history -- 100000 /tmp/h100k.jsonl [SEED] [WORKLOAD] [WRITES]
 //! ```
 //!
 //! `WORKLOAD` is `list-append` (the default) or `rw-register`. Transactions are drawn as Elle's generator
