@@ -11,6 +11,8 @@
 //!   whose concurrency agrees with that order: strict-serializable by construction, the ground truth
 //!   a checker's property tests start from.
 //! - `strategies` (behind the `strategies` feature, for tests) wraps both for proptest.
+//! - [`SplitMix64`] is the small seeded generator the runner's scenario workloads, `isocheck hunt` and the
+//!   engine's benchmarks draw from.
 //! - [`hermitage`] holds scripted interleavings, Hermitage's scenarios and any others, as data.
 //!
 //! Of isocheck's crates it depends on `histories` alone; it neither runs transactions against a system (the runner
@@ -42,6 +44,7 @@ mod list_append;
 mod params;
 mod rw_register;
 pub mod serial;
+mod split_mix64;
 #[cfg(feature = "strategies")]
 pub mod strategies;
 mod wr_txns;
@@ -51,3 +54,4 @@ pub use key_dist::KeyDist;
 pub use list_append::ListAppend;
 pub use params::{InvalidParams, Params};
 pub use rw_register::RwRegister;
+pub use split_mix64::SplitMix64;

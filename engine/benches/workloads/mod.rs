@@ -8,29 +8,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use engine::{Engine, Error, Isolation, Key, Value};
-
-/// SplitMix64 (Steele, Lea & Flood 2014): a tiny seeded generator, so runs are repeatable without a dependency.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+pub use generators::SplitMix64;
 
 /// YCSB's Zipfian generator (Gray et al. 1994, "Quickly generating billion-record synthetic databases"), with
 /// YCSB's default constant 0.99: item 0 is the hottest.
