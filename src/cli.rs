@@ -242,7 +242,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub witness: Option<PathBuf>,
 
-    /// Refuse a history that leaves out what DESIGN.md's format asks for (completions with no invoke,
+    /// Refuse a history that leaves out what the history format asks for (completions with no invoke,
     /// several invokes in flight on one process), instead of reading it as Elle does with a warning.
     #[arg(long)]
     pub strict: bool,
@@ -333,7 +333,7 @@ pub struct CheckFlags {
 pub enum OutputFormat {
     /// A report for people.
     Text,
-    /// One JSON object (DESIGN.md §3).
+    /// One JSON object: the check result (docs/CONTRACTS.md, "Check result").
     Json,
 }
 

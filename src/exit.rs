@@ -1,4 +1,4 @@
-//! Exit codes, as DESIGN.md §4 fixes them, and the verdict each stands for.
+//! Exit codes, as docs/checking.md lists them, and the verdict each stands for.
 
 use checker::Validity;
 

@@ -1,5 +1,5 @@
 //! The `isocheck` command: parses arguments, runs the command, and turns its outcome into an exit code
-//! (DESIGN.md §4: 0 valid, 1 anomaly, 2 bad input or usage, 3 unknown). Everything else lives in the
+//! (docs/checking.md: 0 valid, 1 anomaly, 2 bad input or usage, 3 unknown). Everything else lives in the
 //! command modules and the library crates.
 
 mod allocator;

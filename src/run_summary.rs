@@ -1,4 +1,4 @@
-//! Summarizing a run: what `run.json` says of it (DESIGN.md §2), built typed from the system, the
+//! Summarizing a run: what `run.json` says of it (docs/CONTRACTS.md), built typed from the system, the
 //! workload and the run's outcome as a [`findings::RunSummary`], which the reports render and
 //! `run.json` holds. Measuring is the runner's, the contended pairs the checker's timing analysis;
 //! this module only gathers the figures.

@@ -1,6 +1,6 @@
 //! What a check concludes, as data: the verdict (`valid`: true, false or "unknown"), the anomalies by
 //! name with their evidence, the models ruled out, and statistics saying how much the checker could see.
-//! Its JSON form is the contract of DESIGN.md §3. This module owns the shapes; deciding them is
+//! Its JSON form is a contract (docs/CONTRACTS.md, "Check result"). This module owns the shapes; deciding them is
 //! `check`'s, rendering them for people is the `findings` crate's.
 
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 //! Timing findings: flags computed from when transactions ran, not from what they saw. They are not
 //! isolation anomalies; each says a measurement looks like something that deserves a look, with the
-//! figures behind it, what it could mean and what to run next (DESIGN.md §3).
+//! figures behind it, what it could mean and what to run next.
 //!
 //! - `zero-abort-under-contention`: a run that claims snapshot isolation or stronger in which many pairs
 //!   of committed transactions overlapped in time and conflicted, and nothing aborted. Under snapshot

@@ -1,6 +1,6 @@
 //! The planted defects, by name.
 //!
-//! Owns: the [`Defect`] names and their parsing (DESIGN.md §5 fixes the names). Does not own the defects themselves:
+//! Owns: the [`Defect`] names and their parsing (the names `--defect` takes). Does not own the defects themselves:
 //! each is a few lines at the place the real bug would live, and the docs on each variant say where, so a reader can
 //! check that the engine with the defect is the correct engine with one mistake, not a separate code path.
 

@@ -60,7 +60,7 @@ impl FromStr for Isolation {
     type Err = ParseIsolationError;
 
     /// Parses a level name. `repeatable-read` is accepted as snapshot isolation because that is what PostgreSQL's
-    /// repeatable read is, and the CLI offers both spellings (DESIGN.md §4).
+    /// repeatable read is, and the CLI offers both spellings.
     fn from_str(s: &str) -> Result<Isolation, ParseIsolationError> {
         match s {
             "repeatable-read" => Ok(Isolation::SnapshotIsolation),

@@ -3,7 +3,7 @@
 //! Owns: the [`Key`] type (integer or string, ordered integers first) and [`KeyRange`], the half-open or closed
 //! interval a scan reads and a predicate SIREAD lock covers. Does not own: where keys live (`store.rs`) or how a range
 //! lock turns into an rw-antidependency (`ssi.rs`). Keys are integers or strings because the histories isocheck checks
-//! (DESIGN.md §2, after Elle) use both.
+//! (after Elle's) use both.
 
 use std::fmt;
 use std::ops::{Bound, RangeBounds};

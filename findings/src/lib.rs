@@ -1,6 +1,6 @@
 //! What a run or check concludes, rendered for the people and programs that read it: plain text for a
-//! terminal, JSON for programs (DESIGN.md §3), `report.html` for a developer reproducing an anomaly (one
-//! self-contained page: verdicts, charts, each cycle drawn, each transaction on a timeline),
+//! terminal, JSON for programs (docs/CONTRACTS.md, "Check result"), `report.html` for a developer reproducing an
+//! anomaly (one self-contained page: verdicts, charts, each cycle drawn, each transaction on a timeline),
 //! `report.md` for a pull-request comment, `junit.xml` for a CI page, and each cycle as Graphviz DOT and
 //! as SVG drawn in process; beside them, the side-by-side comparison of `isocheck compare`
 //! ([`comparison`]) and the Hermitage matrix of `isocheck hermitage` ([`HermitageMatrix`]). This crate
@@ -85,7 +85,7 @@ pub use text::{text, verdict_word};
 pub use timeline::timeline_svg;
 pub use verdicts::{Standing, Subject, Verdict, exact_sentence, verdicts};
 
-/// The result as one JSON object (DESIGN.md §3).
+/// The result as one JSON object (docs/CONTRACTS.md, "Check result").
 pub fn json(result: &checker::CheckResult) -> String {
     let text = serde_json::to_string_pretty(result).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     escape::json_safe(&text).into_owned()

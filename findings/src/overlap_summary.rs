@@ -1,4 +1,4 @@
-//! What the overlap test measured (`isocheck overlap`, DESIGN.md §4): the system and level, how many
+//! What the overlap test measured (`isocheck overlap`): the system and level, how many
 //! clients held a write transaction open at once and for how long, each round's time, the median and its
 //! ratio to the hold, the verdict (concurrent, serialized or partial) and the flags it raised. The
 //! runner measures it and the checker's timing analysis gives the verdict; this module owns the typed

@@ -1,4 +1,4 @@
-//! What a run did, as its `run.json` says (DESIGN.md §2 and §4): the system and level, the workload
+//! What a run did, as its `run.json` says (docs/CONTRACTS.md): the system and level, the workload
 //! and its parameters, the counts, aborts by cause, elapsed time and throughput, transactions by name,
 //! the contended pairs and the holds. The runner builds this value and writes it as `run.json`; the
 //! reports read it back and lay it out. Fields a newer runner adds are kept (`extra`) and shown as they

@@ -31,7 +31,7 @@ pub fn standing_text(found: &StandingAnomaly, number: usize, ops: usize, source:
 }
 
 /// The same as one line of JSON: `{"standing": {"name", "number", "prohibited", "after_ops",
-/// "anomaly"}}`, the anomaly as the result's `anomalies` give it (DESIGN.md §3).
+/// "anomaly"}}`, the anomaly as the result's `anomalies` give it.
 pub fn standing_json(found: &StandingAnomaly, number: usize, ops: usize) -> String {
     #[derive(Serialize)]
     struct Line<'a> {

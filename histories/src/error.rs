@@ -57,7 +57,7 @@ pub enum Problem {
         /// That byte.
         byte: u8,
     },
-    /// Well-formed text that is not an operation as DESIGN.md §2 describes.
+    /// Well-formed text that is not an operation as the history format describes.
     #[error("{0}")]
     Shape(String),
     /// A completion with no invocation in flight on its process.

@@ -67,7 +67,7 @@ impl History {
         self.mop_kinds
     }
 
-    /// What the reading of the history was lenient about (nothing, for a history as DESIGN.md §2 asks).
+    /// What the reading of the history was lenient about (nothing, for a history as the history format asks).
     pub fn leniencies(&self) -> &[Leniency] {
         &self.leniencies
     }

@@ -12,7 +12,7 @@
 use crate::error::Problem;
 use crate::position::Position;
 
-/// A way in which a history was read more leniently than DESIGN.md §2 asks.
+/// A way in which a history was read more leniently than the history format asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum LeniencyKind {

@@ -312,7 +312,7 @@ fn nemesis_name(args: &RunArgs) -> Option<String> {
     Some(names.join(","))
 }
 
-/// `run --format json`: the check result (DESIGN.md §3) with the run's summary under `run`.
+/// `run --format json`: the check result's JSON with the run's summary under `run`.
 #[derive(Serialize)]
 struct RunJson<'a> {
     #[serde(flatten)]

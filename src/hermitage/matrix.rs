@@ -1,7 +1,7 @@
 //! The matrix as `findings` renders it: each cell of a run becomes a typed [`findings::ScenarioResult`]
 //! under Hermitage's columns (`generators::hermitage::COLUMNS`). The layout (rows are system and level, a
 //! column an anomaly if any of its scenarios is) and its text, Markdown and HTML are `findings`'s, with
-//! its escaping; the JSON is the cells themselves (DESIGN.md §4). The typed matrix lives in `findings`
+//! its escaping; the JSON is the cells themselves. The typed matrix lives in `findings`
 //! rather than beside the scenario format in `generators` because it is a rendering input: `findings`
 //! must not depend on `generators`, and only this root package sees both the cells and the columns.
 

@@ -325,7 +325,7 @@ fn record(
     );
     ops.push(Op::txn(OpType::Ok, 0, observer).with_time(end + 1));
     // The initial rows take times 0 and 1 and everything else comes after them: a history's times are
-    // non-negative (DESIGN.md §2), so `isocheck check` reads the saved history again.
+    // non-negative, as the history format asks, so `isocheck check` reads the saved history again.
     for op in &mut ops[2..] {
         op.set_time(op.time().map(|t| t + 2));
     }

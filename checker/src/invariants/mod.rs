@@ -6,7 +6,7 @@
 //! when the models checked prohibit all of them (read committed permits lost updates, snapshot
 //! isolation write skew: a correct system at those levels may break the bank's invariants).
 //!
-//! Which scenario a history is shows in its operation names (DESIGN.md §2): `withdraw` for the
+//! Which scenario a history is shows in its operation names (`f`): `withdraw` for the
 //! withdraw bank, `transfer` for the transfer bank, `off-call` and `on-call` for doctors on call; `read`
 //! reads every row. The initial rows come from the history's `init` operation. This module owns that
 //! detection and the view of transactions the checks share; each scenario's checks are in their own

@@ -1,4 +1,4 @@
-//! The operation names (`f`, DESIGN.md §2) by which a history says which invariant suite it belongs to,
+//! The operation names (a history's `f`) by which a history says which invariant suite it belongs to,
 //! and which of its transactions read every row: the runner's workloads write them and the invariants
 //! read them, so both take them from here.
 

@@ -1,7 +1,7 @@
 //! What a check looks for, and the shape of what it says. `--anomaly` checks only the anomalies named
 //! and those that imply them (so `G1` takes in G0, and the umbrella `G2` every anti-dependency cycle),
 //! `--model` what the model forbids; the models ruled out (`not`) come from everything found, as in
-//! Elle. The result's JSON is the contract of DESIGN.md §3.
+//! Elle. The result's JSON is a contract (docs/CONTRACTS.md, "Check result").
 
 use checker::Validity::{Invalid, Valid};
 use serde_json::json;

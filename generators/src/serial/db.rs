@@ -3,7 +3,7 @@
 //! as an invocation's micro-ops and comes out completed, each read filled in with what the state held
 //! at that point of the transaction (its own earlier writes included). Lists take appends and
 //! registers take writes; a key never written reads `null` (the empty list or the initial register, as
-//! DESIGN.md §2 reads `null` in an `ok` completion). This module owns that state and its semantics.
+//! the history format reads `null` in an `ok` completion). This module owns that state and its semantics.
 
 use std::collections::BTreeMap;
 
