@@ -3,8 +3,8 @@
 //! Owns: [`Value`] (an integer register, an integer list for list-append, or bytes for YCSB-style records) and
 //! [`Predicate`], the `WHERE` clause of a scan (`value = 30`, `value % 3 = 0`), matching Elle's closed-predicate
 //! workload (`"true"`, `["=", v]`, `["mod", m, r]`, as histories write them). Does not own: how a predicate read is
-//! locked for SSI (`ssi.rs`; the lock covers the whole key range, like PostgreSQL's relation-level fallback, so it never misses
-//! a row that starts or stops matching).
+//! locked for SSI (`ssi.rs`; the lock covers the whole key range, like PostgreSQL's relation-level fallback, so it
+//! never misses a row that starts or stops matching).
 
 use std::fmt;
 
