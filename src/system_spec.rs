@@ -13,8 +13,7 @@ use std::time::Duration;
 use std::path::PathBuf;
 
 use adapters::{
-    EngineSystem, ExecSystem, GaleraCluster, GaleraOptions, MariadbSystem, PostgresSystem, SqliteBegin, SqliteSystem,
-    System,
+    EngineSystem, ExecSystem, GaleraOptions, MariadbSystem, PostgresSystem, SqliteBegin, SqliteSystem, System,
 };
 use thiserror::Error;
 
@@ -339,7 +338,7 @@ impl SystemSpec {
             SystemKind::Galera => {
                 let url = match (&self.url, &self.galera.cluster_dir) {
                     (Some(url), _) => url.clone(),
-                    (None, Some(dir)) => GaleraCluster::open(dir)
+                    (None, Some(dir)) => galera::GaleraCluster::open(dir)
                         .map_err(|e| adapters::AdapterError::Unavailable { system: "galera", message: e.to_string() })?
                         .url(),
                     (None, None) => {

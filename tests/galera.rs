@@ -18,7 +18,8 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use adapters::{Failure, GaleraCluster, GaleraOptions, Level, MariadbSystem, System};
+use adapters::{Failure, GaleraOptions, Level, MariadbSystem, System};
+use galera::GaleraCluster;
 use histories::Key;
 use serde_json::Value;
 
@@ -360,7 +361,7 @@ fn sql(port: u16) -> mysql::Conn {
         .ip_or_hostname(Some("127.0.0.1"))
         .tcp_port(port)
         .user(Some("root"))
-        .db_name(Some(adapters::galera_cluster::DATABASE))
+        .db_name(Some(galera::DATABASE))
         .prefer_socket(false);
     mysql::Conn::new(opts).unwrap_or_else(|e| panic!("port {port}: {e}"))
 }

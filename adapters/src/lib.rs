@@ -20,14 +20,14 @@
 //! serves any [`System`] over it.
 //!
 //! The implementations here: the embedded engine, SQLite, PostgreSQL, MariaDB (one server, or the nodes
-//! of a Galera cluster, which [`GaleraCluster`] can start and fault) and exec. Statement level,
+//! of a Galera cluster; the `galera` crate starts and faults a local one) and exec. Statement level,
 //! so both whole transactions (the runner) and scripted step-by-step interleavings (Hermitage scenarios)
 //! drive the same code. Each adapter maps the requested isolation level onto its system honestly and says
 //! how ([`LevelSupport`]); each classifies failures the way a history needs them: certainly without
 //! effect (`fail`) or indeterminate (`info`). The two SQL adapters share one client-side transaction
 //! state: a failed statement ends its transaction at once, as in the engine, so an abort never holds
-//! locks while the caller decides what to do. This crate neither generates workloads nor records
-//! histories.
+//! locks while the caller decides what to do. This crate neither generates workloads, nor records
+//! histories, nor starts servers (a local Galera cluster is the `galera` crate's).
 //!
 //! ```
 //! use adapters::{EngineSystem, Level, System};
@@ -47,9 +47,6 @@ mod engine_system;
 mod exec;
 pub mod exec_protocol;
 pub mod exec_server;
-pub mod galera_bootstrap;
-pub mod galera_cluster;
-mod galera_partition;
 mod level;
 mod mariadb;
 mod postgres;
@@ -62,7 +59,6 @@ mod txn_state;
 pub use self::postgres::PostgresSystem;
 pub use engine_system::EngineSystem;
 pub use exec::{ExecSystem, LOST_CAUSE};
-pub use galera_cluster::{ClusterError, GaleraCluster, NodeStatus};
 pub use level::{
     DOCUMENTED_BEHAVIOUR, DocumentedBehaviour, Level, LevelSupport, ParseLevelError, documented_behaviour,
 };

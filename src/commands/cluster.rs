@@ -1,7 +1,7 @@
 //! `isocheck cluster up|status|down`: a local Galera cluster for `--db galera`. The flags only; starting,
-//! inspecting and stopping the nodes is `adapters::galera_cluster`'s.
+//! inspecting and stopping the nodes is the `galera` crate's.
 
-use adapters::GaleraCluster;
+use galera::GaleraCluster;
 
 use crate::cli::{ClusterAction, ClusterArgs};
 use crate::exit;

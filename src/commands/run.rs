@@ -243,7 +243,7 @@ fn nemesis(args: &RunArgs) -> anyhow::Result<Option<(Vec<Fault>, std::time::Dura
                     let Some(dir) = spec.cluster_dir() else {
                         bail!("--nemesis {name} needs --cluster-dir DIR (the cluster's pids), not only a --url")
                     };
-                    cluster = Some(adapters::GaleraCluster::open(dir)?);
+                    cluster = Some(galera::GaleraCluster::open(dir)?);
                 }
                 let cluster = cluster.clone().unwrap_or_else(|| unreachable!("opened above"));
                 match node {

@@ -18,8 +18,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use adapters::galera_cluster::{Bootstrap, Rejoin};
-use adapters::{ClusterError, GaleraCluster, KillSwitch};
+use adapters::KillSwitch;
+use galera::{Bootstrap, ClusterError, GaleraCluster, Rejoin};
 use histories::{Function, Op, OpType, OpValue, Process};
 
 use super::Shared;

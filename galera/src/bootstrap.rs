@@ -7,9 +7,9 @@
 //! then overwritten by state transfer from it: committed data destroyed. So when the positions cannot
 //! tell (a node's data does not recover, or the nodes hold different cluster histories) the choice is
 //! refused, naming every node and its position. Reading the files and starting the servers is
-//! [`crate::galera_cluster`]'s; this module owns the positions and the choice.
+//! [`crate::GaleraCluster`]'s; this module owns the positions and the choice.
 
-use crate::galera_cluster::ClusterError;
+use crate::cluster::ClusterError;
 
 /// The UUID of a node that holds no cluster state (it never finished a state transfer).
 pub const ZERO_UUID: &str = "00000000-0000-0000-0000-000000000000";

@@ -6,7 +6,7 @@
 //! listen on every interface. Run as root, the servers run as `mysql` (rsync SST's daemon cannot write a
 //! root-owned directory). This module owns the processes and their faults (SIGKILL and a restart by IST,
 //! SIGSTOP/SIGCONT, a whole-cluster restart from kept data); talking to a node as a system under test is
-//! [`crate::MariadbSystem`]'s, and when to inject a fault is the runner's nemesis's.
+//! `adapters::MariadbSystem`'s, and when to inject a fault is the runner's nemesis's.
 //!
 //! Processes are found by pid: the pid each server was started with (`DIR/nX/server.pid`), and, for
 //! `down` and after a kill, every server or state-transfer process whose command line names the
@@ -24,8 +24,8 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
-pub use crate::galera_bootstrap::Bootstrap;
-use crate::galera_bootstrap::{Grastate, Known, Position, SavedState, ZERO_UUID, choose_bootstrap};
+pub use crate::bootstrap::Bootstrap;
+use crate::bootstrap::{Grastate, Known, Position, SavedState, ZERO_UUID, choose_bootstrap};
 
 /// Where Debian's galera-4 puts the provider.
 pub const GALERA_PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
@@ -339,7 +339,7 @@ impl GaleraCluster {
     /// the directory can hold a new cluster.
     pub fn down(&self) -> Result<Vec<u32>, ClusterError> {
         let stopped = self.stop_everything()?;
-        crate::galera_partition::clean_up(&crate::galera_partition::cluster_tag(&self.dir), &self.layout.nodes);
+        crate::partition::clean_up(&crate::partition::cluster_tag(&self.dir), &self.layout.nodes);
         let file = self.dir.join("cluster.json");
         std::fs::remove_file(&file).map_err(io("removing", &file))?;
         Ok(stopped)
@@ -380,19 +380,19 @@ impl GaleraCluster {
         Ok(rejoin)
     }
 
-    /// Cuts node `i` off from the other nodes (`galera_partition`): its Galera traffic to and from them is
+    /// Cuts node `i` off from the other nodes (`partition`): its Galera traffic to and from them is
     /// dropped, its clients' connections are not.
     pub fn partition(&self, i: usize) -> Result<(), ClusterError> {
         self.node(i)?;
-        let tag = crate::galera_partition::cluster_tag(&self.dir);
-        crate::galera_partition::cut(&tag, &self.layout.nodes, i, self.pid(i))
+        let tag = crate::partition::cluster_tag(&self.dir);
+        crate::partition::cut(&tag, &self.layout.nodes, i, self.pid(i))
     }
 
     /// Heals node `i`'s partition and waits until it is Synced and ready in a cluster of every node running.
     pub fn heal_partition(&self, i: usize) -> Result<(), ClusterError> {
         self.node(i)?;
-        let tag = crate::galera_partition::cluster_tag(&self.dir);
-        crate::galera_partition::heal(&tag, &self.layout.nodes, i)?;
+        let tag = crate::partition::cluster_tag(&self.dir);
+        crate::partition::heal(&tag, &self.layout.nodes, i)?;
         self.wait_synced(i, 0)
     }
 
@@ -709,8 +709,8 @@ impl GaleraCluster {
         let log_len = std::fs::metadata(self.node_dir(i).join("error.log")).map_or(0, |m| m.len());
         let offset = self.node_dir(i).join("log.offset");
         std::fs::write(&offset, format!("{log_len}\n")).map_err(io("writing", &offset))?;
-        let tag = crate::galera_partition::cluster_tag(&self.dir);
-        let mut child = crate::galera_partition::spawn_command(&mariadbd(), &tag, &self.layout.nodes[i].name)
+        let tag = crate::partition::cluster_tag(&self.dir);
+        let mut child = crate::partition::spawn_command(&mariadbd(), &tag, &self.layout.nodes[i].name)
             .arg(format!("--defaults-file={}", self.config_path(i).display()))
             .args(extra)
             .stdin(Stdio::null())

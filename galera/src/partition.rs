@@ -10,12 +10,12 @@
 //! IST, SST) and the others' ([`rules`]). Clients' connections (the SQL port) are
 //! left alone, as in Jepsen, whose clients are not partitioned from their nodes. Needs root, cgroup v2
 //! and `iptables` (Debian's `iptables` package); without them a partition is an error saying which is
-//! missing. This module owns those rules and cgroups; the processes are `galera_cluster`'s.
+//! missing. This module owns those rules and cgroups; the processes are `cluster`'s.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::galera_cluster::{ClusterError, NodeLayout};
+use crate::cluster::{ClusterError, NodeLayout};
 
 /// Where cgroup v2 is mounted, if it is (`/sys/fs/cgroup` on current systems, `/sys/fs/cgroup/unified`
 /// on hybrid ones).
