@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak, mpsc};
+use std::sync::{Arc, Mutex, Weak, mpsc};
 use std::time::{Duration, Instant};
 
 use histories::{Key, Predicate, Rows};
@@ -26,6 +26,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 
 use crate::exec_protocol::{Hello, HelloLevel, PROTOCOL_VERSION, REQUIRED_OPS, Request, RequestOp, Response};
 use crate::level::{Level, LevelSupport};
+use crate::lock::lock;
 use crate::session::{AdapterError, Change, Failure, KillSwitch, Session, System, TxnError};
 
 /// The cause recorded for a transaction whose program was lost (died, hung or broke the protocol).
@@ -178,10 +179,6 @@ struct ExecChild {
     gone: Mutex<Option<String>>,
     next_id: AtomicU64,
     next_session: AtomicU64,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl ExecChild {

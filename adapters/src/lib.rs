@@ -48,6 +48,7 @@ mod exec;
 pub mod exec_protocol;
 pub mod exec_server;
 mod level;
+mod lock;
 mod mariadb;
 mod postgres;
 mod session;

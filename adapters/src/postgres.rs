@@ -15,7 +15,7 @@
 //! The kill switch terminates the session's backend from a separate admin connection.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ::postgres::types::{FromSql, ToSql};
@@ -23,6 +23,7 @@ use ::postgres::{Client, Config, NoTls, Row, Statement};
 use histories::{Key, Predicate, Rows};
 
 use crate::level::{Level, LevelSupport};
+use crate::lock::lock;
 use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 use crate::sql::{key_of_text, key_text, predicate_condition};
 use crate::tables::{Created, Tables};
@@ -93,10 +94,6 @@ impl PostgresSystem {
 
 fn unavailable(e: ::postgres::Error) -> AdapterError {
     AdapterError::Unavailable { system: "postgres", message: message(&e) }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl System for PostgresSystem {
