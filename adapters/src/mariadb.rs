@@ -59,7 +59,7 @@ use crate::level::{Level, LevelSupport};
 use crate::lock::lock;
 use crate::session::{AdapterError, Record, Session, System};
 use crate::sql::key_text;
-use crate::tables::{Created, Tables};
+use crate::tables::{Created, Tables, drop_each};
 use crate::txn_state::Tracked;
 
 /// The system's name, as [`System::name`] says it.
@@ -325,19 +325,10 @@ impl MariadbSystem {
 
     /// Drops these tables, returning those that could not be dropped (still locked by a session).
     fn drop_tables(conn: &mut Conn, tables: Vec<Tables>) -> Vec<Tables> {
-        tables
-            .into_iter()
-            .filter(|t| {
-                let sql = format!("DROP TABLE IF EXISTS {}, {}, {}", t.lists, t.registers, t.records);
-                conn.query_drop(sql).is_err()
-            })
-            .collect()
+        drop_each(tables, |sql| conn.query_drop(sql).is_ok())
     }
 }
 
-/// A node's connection options from its URL: `mariadb://` read as `mysql://`, the session parameters
-/// of [`SESSION_PARAMS`] and `init` run in every session, a 10 s connect timeout unless the URL sets
-/// one, and `timeout` (Galera) for every read and write.
 fn unavailable(e: mysql::Error) -> AdapterError {
     AdapterError::Unavailable { system: NAME, message: e.to_string() }
 }

@@ -26,7 +26,7 @@ use crate::level::{Level, LevelSupport};
 use crate::lock::lock;
 use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
 use crate::sql::{key_of_text, key_text, predicate_condition};
-use crate::tables::{Created, Tables};
+use crate::tables::{Created, Tables, drop_each};
 use crate::txn_state::Tracked;
 
 /// PostgreSQL, on a server given by URL.
@@ -82,13 +82,7 @@ impl PostgresSystem {
 
     /// Drops these tables, returning those that could not be dropped (still locked by a session).
     fn drop_tables(client: &mut Client, tables: Vec<Tables>) -> Vec<Tables> {
-        tables
-            .into_iter()
-            .filter(|t| {
-                let sql = format!("DROP TABLE IF EXISTS {}, {}, {}", t.lists, t.registers, t.records);
-                client.batch_execute(&sql).is_err()
-            })
-            .collect()
+        drop_each(tables, |sql| client.batch_execute(&sql).is_ok())
     }
 }
 

@@ -1,6 +1,7 @@
 //! The tables a SQL adapter (PostgreSQL, MariaDB) creates for a run, under names no other run uses, and
-//! the bookkeeping of the ones it created and has not dropped yet. This module owns the names and the
-//! bookkeeping; creating and dropping the tables, in each system's SQL, is each adapter's.
+//! the bookkeeping of the ones it created and has not dropped yet. This module owns the names, the
+//! bookkeeping and the statement that drops a run's tables; creating them, in each system's SQL, and
+//! running the statements is each adapter's.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
@@ -22,6 +23,16 @@ impl Created {
         all.extend(self.current.take());
         all
     }
+}
+
+/// Drops each run's `tables` with `run`, which runs one statement and says whether it succeeded (both
+/// systems drop several tables in one `DROP TABLE IF EXISTS`); the tables it could not drop, a session
+/// still holding them, to try again later.
+pub(crate) fn drop_each(tables: Vec<Tables>, mut run: impl FnMut(String) -> bool) -> Vec<Tables> {
+    tables
+        .into_iter()
+        .filter(|t| !run(format!("DROP TABLE IF EXISTS {}, {}, {}", t.lists, t.registers, t.records)))
+        .collect()
 }
 
 /// One run's tables (the records table exists only once `prepare_records` made it).
@@ -61,6 +72,20 @@ mod tests {
         for name in [&a.lists, &a.registers, &a.records] {
             assert!(name.len() <= 63, "{name} is longer than PostgreSQL's NAMEDATALEN - 1 (MariaDB allows 64)");
         }
+    }
+
+    #[test]
+    fn dropping_keeps_only_the_runs_whose_statement_failed() {
+        let (a, b) = (Tables::fresh(), Tables::fresh());
+        let mut statements = Vec::new();
+        let kept = drop_each(vec![a.clone(), b.clone()], |sql| {
+            let ok = !sql.contains(&b.lists);
+            statements.push(sql);
+            ok
+        });
+        assert_eq!(kept, vec![b.clone()]);
+        assert_eq!(statements[0], format!("DROP TABLE IF EXISTS {}, {}, {}", a.lists, a.registers, a.records));
+        assert_eq!(statements.len(), 2);
     }
 
     #[test]

@@ -11,6 +11,9 @@ use mysql::{Opts, OptsBuilder};
 use super::{GALERA, NAME, SNAPSHOT_PARAM};
 use crate::session::AdapterError;
 
+/// A node's connection options from its URL: `mariadb://` read as `mysql://`, the session parameters
+/// of [`SESSION_PARAMS`] and `init` run in every session, a 10 s connect timeout unless the URL sets
+/// one, and `timeout` (Galera) for every read and write.
 pub(super) fn node_opts(
     system: &'static str,
     url: &str,
