@@ -47,6 +47,7 @@ mod engine_system;
 mod exec;
 pub mod exec_protocol;
 pub mod exec_server;
+mod fault;
 mod level;
 mod lock;
 mod mariadb;

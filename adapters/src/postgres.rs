@@ -22,9 +22,10 @@ use ::postgres::types::{FromSql, ToSql};
 use ::postgres::{Client, Config, NoTls, Row, Statement};
 use histories::{Key, Predicate, Rows};
 
+use crate::fault::{connection_lost, unknown_outcome};
 use crate::level::{Level, LevelSupport};
 use crate::lock::lock;
-use crate::session::{AdapterError, Change, Failure, KillSwitch, Record, Session, System, TxnError};
+use crate::session::{AdapterError, Change, KillSwitch, Record, Session, System, TxnError};
 use crate::sql::{key_of_text, key_text, predicate_condition};
 use crate::tables::{Created, Tables, drop_each};
 use crate::txn_state::Tracked;
@@ -280,17 +281,10 @@ impl PgConn {
     }
 }
 
-/// What went wrong, as far as a history cares.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Fault {
-    /// The connection is gone: closed, broken, or ended by the server (SQLSTATE class 08, or 57P01-57P03:
-    /// an administrator terminated the backend, or the server is shutting down or crashed).
-    Lost,
-    /// The server answered with an error, with this SQLSTATE.
-    Sql(String),
-    /// The client failed on its own (a value it could not decode, a protocol error).
-    Client,
-}
+/// What went wrong, as far as a history cares: the connection is gone when closed, broken, or ended by the
+/// server (SQLSTATE class 08, or 57P01-57P03: an administrator terminated the backend, or the server is
+/// shutting down or crashed); a server error carries its SQLSTATE.
+type Fault = crate::fault::Fault<String>;
 
 fn fault(e: &::postgres::Error, client_closed: bool) -> Fault {
     let io = std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>());
@@ -299,7 +293,7 @@ fn fault(e: &::postgres::Error, client_closed: bool) -> Fault {
     }
     match e.code().map(|c| c.code()) {
         Some(code) if code.starts_with("08") || ["57P01", "57P02", "57P03"].contains(&code) => Fault::Lost,
-        Some(code) => Fault::Sql(code.to_string()),
+        Some(code) => Fault::Server(code.to_string()),
         None => Fault::Client,
     }
 }
@@ -330,23 +324,13 @@ fn rolled_back(code: &str) -> bool {
 fn classify(fault: Fault, committing: bool, message: String) -> TxnError {
     match fault {
         // The server rolls back a transaction whose connection is gone, unless its COMMIT got there first.
-        Fault::Lost => TxnError {
-            failure: if committing { Failure::Indeterminate } else { Failure::Aborted },
-            cause: "connection lost".into(),
-            message,
-            session_lost: true,
-        },
+        Fault::Lost => connection_lost(committing, message),
         // The statement's fate is unknown: a COMMIT's may have committed; before COMMIT nothing has.
-        Fault::Sql(code) if code == "40003" => TxnError {
-            failure: if committing { Failure::Indeterminate } else { Failure::Aborted },
-            cause: code,
-            message,
-            session_lost: true,
-        },
-        Fault::Sql(code) if rolled_back(&code) => TxnError::aborted(code, message),
+        Fault::Server(code) if code == "40003" => unknown_outcome(committing, code, message),
+        Fault::Server(code) if rolled_back(&code) => TxnError::aborted(code, message),
         // An error in answer to COMMIT means the server rolled the transaction back.
-        Fault::Sql(code) if committing => TxnError::aborted(code, message),
-        Fault::Sql(code) => TxnError::fatal(code, message),
+        Fault::Server(code) if committing => TxnError::aborted(code, message),
+        Fault::Server(code) => TxnError::fatal(code, message),
         Fault::Client => TxnError::fatal("postgres-client", message),
     }
 }
@@ -511,6 +495,7 @@ impl Session for PgConn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::Failure;
 
     fn classified(fault: Fault, committing: bool) -> (Failure, String, bool) {
         let e = classify(fault, committing, "message".into());
@@ -519,7 +504,7 @@ mod tests {
 
     #[test]
     fn the_classification_table() {
-        let sql = |code: &str| Fault::Sql(code.into());
+        let sql = |code: &str| Fault::Server(code.into());
         let cases = [
             (Fault::Lost, false, (Failure::Aborted, "connection lost", true)),
             (Fault::Lost, true, (Failure::Indeterminate, "connection lost", true)),

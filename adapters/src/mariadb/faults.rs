@@ -6,19 +6,11 @@
 use mysql::Conn;
 use mysql::prelude::Queryable;
 
+use crate::fault::{connection_lost, unknown_outcome};
 use crate::session::{Failure, TxnError};
 
-/// What went wrong, as far as a history cares.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Fault {
-    /// The connection is gone: an I/O error, a broken packet stream, or the server saying so (killed,
-    /// shutting down, gone away).
-    Lost,
-    /// The server answered with an error, with this error number.
-    Server(u16),
-    /// The client failed on its own (a value it could not decode, bad parameters).
-    Client,
-}
+/// What went wrong, as far as a history cares: a server error carries its error number.
+pub(super) type Fault = crate::fault::Fault<u16>;
 
 /// Server error numbers that mean the connection is gone: 1053 server shutdown, 1152 and 1158-1161 network
 /// errors, 1927 connection killed, 2006 gone away, 2013 lost during query, 4031 disconnected for
@@ -74,22 +66,12 @@ pub(super) fn fault(e: &mysql::Error) -> Fault {
 pub(super) fn classify(fault: Fault, committing: bool, message: String) -> TxnError {
     match fault {
         // The server rolls back a transaction whose connection is gone, unless its COMMIT got there first.
-        Fault::Lost => TxnError {
-            failure: if committing { Failure::Indeterminate } else { Failure::Aborted },
-            cause: "connection lost".into(),
-            message,
-            session_lost: true,
-        },
+        Fault::Lost => connection_lost(committing, message),
         Fault::Server(code) if BROKEN_RUN.contains(&code) => TxnError::fatal(code.to_string(), message),
         // Galera's node is not (or no longer) part of the primary component: it refuses before COMMIT,
         // but answering COMMIT it may come after the writeset was replicated. The session goes to a
         // node that can serve it.
-        Fault::Server(NOT_PREPARED) => TxnError {
-            failure: if committing { Failure::Indeterminate } else { Failure::Aborted },
-            cause: NOT_PREPARED.to_string(),
-            message,
-            session_lost: true,
-        },
+        Fault::Server(NOT_PREPARED) => unknown_outcome(committing, NOT_PREPARED.to_string(), message),
         // "Got error N during COMMIT": the commit failed somewhere past the point where the server can
         // say whether its writes replicated (Galera answers it when the group is lost mid-commit).
         Fault::Server(ERROR_DURING_COMMIT) if committing => TxnError {
