@@ -17,10 +17,11 @@ use crate::kind_style::{colour, meaning};
 use crate::page::{Cell, badge, document, facts_table, figure, json_text, para, table, validity_class};
 use crate::replay::Replay;
 use crate::report::Report;
+use crate::seen;
 use crate::shape_sentence::shape_sentence;
 use crate::text::verdict_word;
 use crate::timeline::{first_invocation, span_text, timeline_svg};
-use crate::verdicts::{Standing, verdicts};
+use crate::verdicts::verdicts;
 
 /// How many anomalies of one class the page shows in full (the rest are in findings.json).
 pub const SHOWN_PER_CLASS: usize = 20;
@@ -120,18 +121,11 @@ pub fn summary_section(report: &Report<'_>) -> String {
     if !result.also_not.is_empty() {
         rows.push(("also not".into(), Cell::Text(result.also_not.join(", "))));
     }
-    rows.push((
-        "transactions".into(),
-        Cell::Text(format!("{} ({} ok, {} fail, {} info) in {} operations", s.txns, s.ok, s.fail, s.info, s.ops)),
-    ));
-    rows.push(("keys".into(), Cell::Text(format!("{} ({} with a known version order)", s.keys, s.ordered_keys))));
-    let edges: Vec<String> = s.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
-    rows.push(("dependencies".into(), Cell::Text(if edges.is_empty() { "none".into() } else { edges.join(", ") })));
-    if s.cyclic_components > 0 {
-        rows.push((
-            "cyclic components".into(),
-            Cell::Text(format!("{} (largest {} transactions)", s.cyclic_components, s.largest_component)),
-        ));
+    rows.push(("transactions".into(), Cell::Text(format!("{} in {} operations", seen::transactions(s), s.ops))));
+    rows.push(("keys".into(), Cell::Text(seen::keys(s))));
+    rows.push(("dependencies".into(), Cell::Text(seen::dependencies(s))));
+    if let Some(cyclic) = seen::cyclic_components(s) {
+        rows.push(("cyclic components".into(), Cell::Text(cyclic)));
     }
     if let Some(exact) = crate::exact_sentence(result) {
         rows.push(("exact".into(), Cell::Text(exact)));
@@ -146,14 +140,7 @@ pub fn summary_section(report: &Report<'_>) -> String {
 pub fn verdicts_section(report: &Report<'_>) -> String {
     let rows: Vec<Vec<Cell>> = verdicts(report.result)
         .into_iter()
-        .map(|v| {
-            let why = match &v.standing {
-                Standing::Holds => "nothing it prohibits was found".to_string(),
-                Standing::Broken(by) => format!("ruled out by {}", by.join(", ")),
-                Standing::Unknown(why) => format!("could not tell: {}", why.join(", ")),
-            };
-            vec![Cell::Code(v.name.clone()), Cell::Html(badge(v.word(), v.word())), Cell::Text(why)]
-        })
+        .map(|v| vec![Cell::Code(v.name.clone()), Cell::Html(badge(v.word(), v.word())), Cell::Text(v.why())])
         .collect();
     let body = if rows.is_empty() {
         para("muted", "Nothing was asked about.")

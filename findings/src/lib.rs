@@ -56,6 +56,7 @@ pub mod page;
 mod replay;
 mod report;
 mod run_summary;
+mod seen;
 mod shape_sentence;
 pub mod shrunk;
 mod standing_anomaly;

@@ -80,18 +80,7 @@ pub fn report_markdown(report: &Report<'_>) -> String {
         let _ = writeln!(out, "- Also not: {}", md(&result.also_not.join(", ")));
     }
     let s = &result.stats;
-    let edges: Vec<String> = s.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
-    let _ = writeln!(
-        out,
-        "- Saw {} transactions ({} ok, {} fail, {} info), {} keys ({} with a known version order); dependencies: {}",
-        s.txns,
-        s.ok,
-        s.fail,
-        s.info,
-        s.keys,
-        s.ordered_keys,
-        if edges.is_empty() { "none".into() } else { md(&edges.join(", ")) }
-    );
+    let _ = writeln!(out, "- {}", crate::seen::sentence(s, md));
     if let Some(exact) = crate::exact_sentence(result) {
         let _ = writeln!(out, "- Exact: {}", md(&exact));
     }
@@ -103,12 +92,12 @@ pub fn report_markdown(report: &Report<'_>) -> String {
     let rows: Vec<Vec<String>> = verdicts(result)
         .into_iter()
         .map(|v| {
-            let (mark, why) = match &v.standing {
-                Standing::Holds => ("✅ holds", "nothing it prohibits was found".to_string()),
-                Standing::Broken(by) => ("❌ broken", format!("ruled out by {}", by.join(", "))),
-                Standing::Unknown(why) => ("❔ unknown", format!("could not tell: {}", why.join(", "))),
+            let mark = match &v.standing {
+                Standing::Holds => "✅ holds",
+                Standing::Broken(_) => "❌ broken",
+                Standing::Unknown(_) => "❔ unknown",
             };
-            vec![code(&v.name), mark.to_string(), md(&why)]
+            vec![code(&v.name), mark.to_string(), md(&v.why())]
         })
         .collect();
     out.push_str(&table(&["asked about", "verdict", "why"], &rows));

@@ -113,23 +113,7 @@ pub fn text(result: &CheckResult, source: &str) -> String {
                 writeln!(out, "\n... and {} more {name} (all are in --format json)", anomalies.len() - SHOWN_PER_CLASS);
         }
     }
-    let edges: Vec<String> = s.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
-    let _ = write!(
-        out,
-        "\nSaw {} operations: {} transactions ({} ok, {} fail, {} info); {} keys, {} with a version order the history shows; dependencies: {}",
-        s.ops,
-        s.txns,
-        s.ok,
-        s.fail,
-        s.info,
-        s.keys,
-        s.ordered_keys,
-        if edges.is_empty() { "none".to_string() } else { edges.join(", ") }
-    );
-    if s.cyclic_components > 0 {
-        let _ =
-            write!(out, "; {} cyclic components (largest {} transactions)", s.cyclic_components, s.largest_component);
-    }
+    let _ = write!(out, "\n{}", crate::seen::sentence(s, str::to_string));
     out.push('\n');
     for spot in &s.blind_spots {
         let _ = writeln!(out, "Could not see: {spot}");

@@ -48,6 +48,15 @@ impl Verdict {
         }
     }
 
+    /// Why it fared so, as the verdict tables of the reports (Markdown, HTML) say it.
+    pub fn why(&self) -> String {
+        match &self.standing {
+            Standing::Holds => "nothing it prohibits was found".to_string(),
+            Standing::Broken(by) => format!("ruled out by {}", by.join(", ")),
+            Standing::Unknown(why) => format!("could not tell: {}", why.join(", ")),
+        }
+    }
+
     /// One sentence: what it is and how it fared.
     pub fn sentence(&self) -> String {
         let what = match self.subject {
