@@ -639,8 +639,8 @@ pub struct SystemFlags {
 
     /// SQLite only: how transactions begin (deferred takes the write lock at the first write, immediate
     /// at BEGIN).
-    #[arg(long, value_enum, default_value_t = SqliteBegin::Deferred)]
-    pub sqlite_begin: SqliteBegin,
+    #[arg(long, value_enum, default_value_t = SqliteBeginFlag::Deferred)]
+    pub sqlite_begin: SqliteBeginFlag,
 
     /// --db exec: the program to start, with its arguments (split as a shell splits words, no shell
     /// run), which speaks the exec protocol on its standard input and output (docs/EXEC.md). One
@@ -671,7 +671,7 @@ pub struct SystemFlags {
 
 /// `--sqlite-begin`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SqliteBegin {
+pub enum SqliteBeginFlag {
     /// BEGIN DEFERRED.
     Deferred,
     /// BEGIN IMMEDIATE.

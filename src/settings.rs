@@ -57,8 +57,8 @@ impl SystemFlags {
     pub fn specs(&self, default: &[SystemKind], scope: DefectScope) -> anyhow::Result<Vec<SystemSpec>> {
         let kinds = if self.db.is_empty() { default } else { &self.db };
         let begin = match self.sqlite_begin {
-            cli::SqliteBegin::Deferred => adapters::SqliteBegin::Deferred,
-            cli::SqliteBegin::Immediate => adapters::SqliteBegin::Immediate,
+            cli::SqliteBeginFlag::Deferred => adapters::SqliteBegin::Deferred,
+            cli::SqliteBeginFlag::Immediate => adapters::SqliteBegin::Immediate,
         };
         if self.labels.len() > kinds.len() {
             bail!(

@@ -16,28 +16,28 @@ pub const ZERO_UUID: &str = "00000000-0000-0000-0000-000000000000";
 
 /// A node's place in a cluster history: the history's UUID and the last write-set applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Position {
+pub struct WsrepPosition {
     /// The cluster history's UUID.
     pub uuid: String,
     /// The seqno of the last write-set the node applied (-1: none known).
     pub seqno: i64,
 }
 
-impl Position {
+impl WsrepPosition {
     /// A position from its parts; `None` for the zero UUID or an empty one.
-    pub fn new(uuid: &str, seqno: i64) -> Option<Position> {
+    pub fn new(uuid: &str, seqno: i64) -> Option<WsrepPosition> {
         let uuid = uuid.trim();
-        (!uuid.is_empty() && uuid != ZERO_UUID).then(|| Position { uuid: uuid.to_string(), seqno })
+        (!uuid.is_empty() && uuid != ZERO_UUID).then(|| WsrepPosition { uuid: uuid.to_string(), seqno })
     }
 
     /// Parses `UUID:SEQNO`, as `--wsrep-recover` prints it.
-    pub fn parse(text: &str) -> Option<Position> {
+    pub fn parse(text: &str) -> Option<WsrepPosition> {
         let (uuid, seqno) = text.trim().rsplit_once(':')?;
-        Position::new(uuid, seqno.trim().parse().ok()?)
+        WsrepPosition::new(uuid, seqno.trim().parse().ok()?)
     }
 }
 
-impl std::fmt::Display for Position {
+impl std::fmt::Display for WsrepPosition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}", self.uuid, self.seqno)
     }
@@ -47,7 +47,7 @@ impl std::fmt::Display for Position {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Known {
     /// A position in a cluster history.
-    At(Position),
+    At(WsrepPosition),
     /// No cluster state at all (the zero UUID): nothing of the cluster's to lose.
     Empty,
     /// The position could not be read: the reason.
@@ -57,7 +57,7 @@ pub enum Known {
 impl Known {
     /// From `--wsrep-recover`'s `UUID:SEQNO`.
     pub fn from_recovered(text: &str) -> Known {
-        match Position::parse(text) {
+        match WsrepPosition::parse(text) {
             Some(p) if p.seqno >= 0 => Known::At(p),
             Some(p) => Known::Unknown(format!("recovered {p}, no seqno")),
             None if text.trim().starts_with(ZERO_UUID) => Known::Empty,
@@ -137,7 +137,7 @@ pub fn choose_bootstrap(states: &[SavedState]) -> Result<usize, ClusterError> {
     if let Some(unknown) = states.iter().find(|s| matches!(s.position, Known::Unknown(_))) {
         return refuse(&format!("the position of {} is unknown, so it may be the most advanced", unknown.node));
     }
-    let known: Vec<(usize, &SavedState, &Position)> = states
+    let known: Vec<(usize, &SavedState, &WsrepPosition)> = states
         .iter()
         .enumerate()
         .filter_map(|(i, s)| match &s.position {
@@ -161,7 +161,11 @@ mod tests {
     const U: &str = "7ba71e21-f028-11f1-b75e-02aa798b55dd";
 
     fn at(node: &str, seqno: i64, safe: bool) -> SavedState {
-        SavedState { node: node.into(), position: Known::At(Position::new(U, seqno).unwrap()), safe_to_bootstrap: safe }
+        SavedState {
+            node: node.into(),
+            position: Known::At(WsrepPosition::new(U, seqno).unwrap()),
+            safe_to_bootstrap: safe,
+        }
     }
 
     #[test]
@@ -200,7 +204,7 @@ mod tests {
     fn different_histories_or_no_state_refuse() {
         let other = SavedState {
             node: "n2".into(),
-            position: Known::At(Position::new("11111111-f028-11f1-b75e-02aa798b55dd", 50).unwrap()),
+            position: Known::At(WsrepPosition::new("11111111-f028-11f1-b75e-02aa798b55dd", 50).unwrap()),
             safe_to_bootstrap: false,
         };
         let err = choose_bootstrap(&[at("n1", 5, false), other]).unwrap_err().to_string();
@@ -215,7 +219,7 @@ mod tests {
         let text = format!("# GALERA saved state\nversion: 2.1\nuuid:    {U}\nseqno:   17\nsafe_to_bootstrap: 1\n");
         assert_eq!(Grastate::parse(&text), Grastate { uuid: U.into(), seqno: 17, safe_to_bootstrap: true });
         assert_eq!(Grastate::parse("").seqno, -1);
-        assert_eq!(Known::from_recovered(&format!("{U}:9")), Known::At(Position { uuid: U.into(), seqno: 9 }));
+        assert_eq!(Known::from_recovered(&format!("{U}:9")), Known::At(WsrepPosition { uuid: U.into(), seqno: 9 }));
         assert_eq!(Known::from_recovered(&format!("{ZERO_UUID}:-1")), Known::Empty);
         assert!(matches!(Known::from_recovered(&format!("{U}:-1")), Known::Unknown(_)));
     }

@@ -25,7 +25,7 @@ use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
 pub use crate::bootstrap::Bootstrap;
-use crate::bootstrap::{Grastate, Known, Position, SavedState, ZERO_UUID, choose_bootstrap};
+use crate::bootstrap::{Grastate, Known, SavedState, WsrepPosition, ZERO_UUID, choose_bootstrap};
 
 /// Where Debian's galera-4 puts the provider.
 pub const GALERA_PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
@@ -502,7 +502,7 @@ impl GaleraCluster {
         let file = self.node_dir(i).join("data/grastate.dat");
         let grastate = std::fs::read_to_string(&file).map(|t| Grastate::parse(&t)).unwrap_or_default();
         let safe = grastate.safe_to_bootstrap;
-        let position = match Position::new(&grastate.uuid, grastate.seqno) {
+        let position = match WsrepPosition::new(&grastate.uuid, grastate.seqno) {
             Some(p) if p.seqno >= 0 => Known::At(p),
             _ => match self.recover(i) {
                 Ok(text) => Known::from_recovered(&text),

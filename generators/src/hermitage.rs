@@ -42,7 +42,7 @@ pub struct Scenario {
     /// The table before the scenario: key, value.
     pub rows: Vec<(i64, i64)>,
     /// The steps, in order.
-    pub steps: Vec<Step>,
+    pub steps: Vec<ScenarioStep>,
 }
 
 /// The levels a scenario's `forces` and `cannot_force` may name.
@@ -86,7 +86,7 @@ impl TryFrom<InvolvingText> for Involving {
 
 /// One step: a session and what it does.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Step {
+pub struct ScenarioStep {
     /// The session, from 1.
     pub s: usize,
     /// What it does.
@@ -353,7 +353,7 @@ fn toml_predicate(predicate: &Predicate) -> String {
     }
 }
 
-impl fmt::Display for Step {
+impl fmt::Display for ScenarioStep {
     /// The step as the inline table the scenario files use: `{ s = 1, do = "read", key = 1 }`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{{ s = {}, do = ", self.s)?;

@@ -38,7 +38,7 @@ use super::{Point, Txn};
 
 /// An isolation level a schedule can force a cycle at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
+pub enum ForcingLevel {
     /// Read committed: each statement sees the latest commits.
     ReadCommitted,
     /// Snapshot isolation (PostgreSQL's repeatable read): each transaction sees the commits before its
@@ -46,29 +46,29 @@ pub enum Level {
     SnapshotIsolation,
 }
 
-impl Level {
+impl ForcingLevel {
     /// Every level, weakest first.
-    pub const ALL: [Level; 2] = [Level::ReadCommitted, Level::SnapshotIsolation];
+    pub const ALL: [ForcingLevel; 2] = [ForcingLevel::ReadCommitted, ForcingLevel::SnapshotIsolation];
 
     /// The name `isocheck --isolation` takes.
     pub fn name(self) -> &'static str {
         match self {
-            Level::ReadCommitted => "read-committed",
-            Level::SnapshotIsolation => "snapshot-isolation",
+            ForcingLevel::ReadCommitted => "read-committed",
+            ForcingLevel::SnapshotIsolation => "snapshot-isolation",
         }
     }
 
     /// The level in prose.
     pub fn text(self) -> &'static str {
         match self {
-            Level::ReadCommitted => "read committed",
-            Level::SnapshotIsolation => "snapshot isolation",
+            ForcingLevel::ReadCommitted => "read committed",
+            ForcingLevel::SnapshotIsolation => "snapshot isolation",
         }
     }
 
     /// The level a name denotes.
-    pub fn named(name: &str) -> Option<Level> {
-        Level::ALL.into_iter().find(|l| l.name() == name)
+    pub fn named(name: &str) -> Option<ForcingLevel> {
+        ForcingLevel::ALL.into_iter().find(|l| l.name() == name)
     }
 }
 
@@ -130,9 +130,9 @@ pub(super) struct Forcing {
     /// The order's points, if some level has one.
     pub schedule: Option<Vec<(usize, Point)>>,
     /// The levels it forces the cycle at.
-    pub forces: Vec<Level>,
+    pub forces: Vec<ForcingLevel>,
     /// Each other level, and why no order (or this one) forces the cycle there.
-    pub cannot: BTreeMap<Level, String>,
+    pub cannot: BTreeMap<ForcingLevel, String>,
     /// How many partial orders the searches looked at, together (at most [`BUDGET`]).
     pub searched: usize,
 }
@@ -142,11 +142,11 @@ pub(super) struct Forcing {
 pub(super) fn forcing(txns: &[Txn], edges: &[Edge]) -> Forcing {
     let all: Vec<usize> = (0..edges.len()).collect();
     let budget = Budget::new();
-    let search = |levels: &[Level]| Walk::new(txns, edges, &all, levels, &budget).search();
+    let search = |levels: &[ForcingLevel]| Walk::new(txns, edges, &all, levels, &budget).search();
     // What each level alone allows, as far as it was searched: whether an order exists, or the search gave up.
-    let mut alone: BTreeMap<Level, Option<bool>> = BTreeMap::new();
-    let mut chosen: Option<(Vec<usize>, Vec<Level>)> = None;
-    for levels in [&Level::ALL[..], &[Level::SnapshotIsolation], &[Level::ReadCommitted]] {
+    let mut alone: BTreeMap<ForcingLevel, Option<bool>> = BTreeMap::new();
+    let mut chosen: Option<(Vec<usize>, Vec<ForcingLevel>)> = None;
+    for levels in [&ForcingLevel::ALL[..], &[ForcingLevel::SnapshotIsolation], &[ForcingLevel::ReadCommitted]] {
         let found = search(levels);
         if let [level] = levels {
             alone.insert(
@@ -164,7 +164,7 @@ pub(super) fn forcing(txns: &[Txn], edges: &[Edge]) -> Forcing {
         }
     }
     let mut cannot = BTreeMap::new();
-    for level in Level::ALL {
+    for level in ForcingLevel::ALL {
         if chosen.as_ref().is_some_and(|(_, forced)| forced.contains(&level)) {
             continue;
         }
@@ -204,7 +204,7 @@ pub(super) fn forcing(txns: &[Txn], edges: &[Edge]) -> Forcing {
 }
 
 /// Why no order forces the cycle at `level`: the first edge without which some order would.
-fn blame(txns: &[Txn], edges: &[Edge], level: Level, budget: &Budget) -> String {
+fn blame(txns: &[Txn], edges: &[Edge], level: ForcingLevel, budget: &Budget) -> String {
     for e in 0..edges.len() {
         let others: Vec<usize> = (0..edges.len()).filter(|&o| o != e).collect();
         match Walk::new(txns, edges, &others, &[level], budget).search() {
@@ -234,19 +234,19 @@ pub(super) fn edge_name(txns: &[Txn], edge: &Edge) -> String {
 }
 
 /// What `level` asks of the edge, and that the others rule it out.
-fn requirement(txns: &[Txn], edge: &Edge, level: Level) -> String {
+fn requirement(txns: &[Txn], edge: &Edge, level: ForcingLevel) -> String {
     let (a, b) = (txns[edge.from].index, txns[edge.to].index);
     let k = edge.key.unwrap_or_default();
     let view = |reader: u64| match level {
-        Level::ReadCommitted => format!("T{reader}'s read of key {k}"),
-        Level::SnapshotIsolation => format!("T{reader}'s snapshot"),
+        ForcingLevel::ReadCommitted => format!("T{reader}'s read of key {k}"),
+        ForcingLevel::SnapshotIsolation => format!("T{reader}'s snapshot"),
     };
     let overlap = match level {
-        Level::ReadCommitted => {
+        ForcingLevel::ReadCommitted => {
             "the replay proves a key's version order only when each writer reads the version it overwrites, which \
              overlapping writers do not"
         }
-        Level::SnapshotIsolation => "first-committer-wins refuses overlapping writers of a key",
+        ForcingLevel::SnapshotIsolation => "first-committer-wins refuses overlapping writers of a key",
     };
     let need = match edge.kind {
         Kind::Ww => format!(
@@ -278,7 +278,7 @@ struct Walk<'a> {
     /// The indices of `edges` in the cycle's list, for naming them.
     numbers: Vec<usize>,
     all_edges: &'a [Edge],
-    levels: Vec<Level>,
+    levels: Vec<ForcingLevel>,
     /// The keys, numbered from 0.
     keys: Vec<i64>,
     /// Each transaction's written keys, by number.
@@ -301,7 +301,7 @@ impl<'a> Walk<'a> {
         txns: &'a [Txn],
         all_edges: &'a [Edge],
         numbers: &[usize],
-        levels: &[Level],
+        levels: &[ForcingLevel],
         budget: &'a Budget,
     ) -> Walk<'a> {
         let mut keys: Vec<i64> = txns
@@ -386,10 +386,10 @@ impl<'a> Walk<'a> {
                     return Err(Violation::Edge(self.numbers[i]));
                 }
             }
-            self.view(&mut next, t, None, Level::SnapshotIsolation)?;
+            self.view(&mut next, t, None, ForcingLevel::SnapshotIsolation)?;
         }
         if p < last_point && !self.txns[t].statements.is_empty() {
-            self.view(&mut next, t, Some(p), Level::ReadCommitted)?;
+            self.view(&mut next, t, Some(p), ForcingLevel::ReadCommitted)?;
         }
         if p == last_point {
             for &key in &self.written[t] {
@@ -419,7 +419,7 @@ impl<'a> Walk<'a> {
 
     /// Checks the reads that `t` makes at this view, if the search holds `level`: at its snapshot
     /// (`statement` None) under snapshot isolation, at each read under read committed.
-    fn view(&self, next: &mut State, t: usize, statement: Option<usize>, level: Level) -> Result<(), Violation> {
+    fn view(&self, next: &mut State, t: usize, statement: Option<usize>, level: ForcingLevel) -> Result<(), Violation> {
         let Some(l) = self.levels.iter().position(|&x| x == level) else { return Ok(()) };
         for (i, e) in self.edges.iter().enumerate() {
             if statement.is_some() && e.read != statement {

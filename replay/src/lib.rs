@@ -38,7 +38,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use checker::{Cycle, Kind, TxnView};
-use generators::hermitage::{Action, Involving, Scenario, Step};
+use generators::hermitage::{Action, Involving, Scenario, ScenarioStep};
 use histories::{Key, Mop, Observed};
 
 /// Why a cycle has no step-by-step reproduction.
@@ -96,7 +96,7 @@ pub fn reproduction(name: &str, number: usize, cycle: &Cycle) -> Result<Scenario
         // which edge they cannot force.
         None => Schedule::new(&txns, &orders).ok_or_else(|| Unreproducible::NoSchedule {
             realtime: has_order_edge(cycle),
-            why: forcing.cannot.get(&Level::ReadCommitted).cloned().unwrap_or_default(),
+            why: forcing.cannot.get(&ForcingLevel::ReadCommitted).cloned().unwrap_or_default(),
         })?,
     };
     let sessions: Vec<String> =
@@ -487,7 +487,7 @@ impl Schedule {
         (order.len() == points.len()).then_some(Schedule(order))
     }
 
-    fn steps(&self, txns: &[Txn]) -> Vec<Step> {
+    fn steps(&self, txns: &[Txn]) -> Vec<ScenarioStep> {
         self.0
             .iter()
             .map(|&(t, point)| {
@@ -496,7 +496,7 @@ impl Schedule {
                     Point::Statement(s) => (txns[t].statements[s].clone(), None),
                     Point::Commit => (Action::Commit, None),
                 };
-                Step { s: t + 1, action, note }
+                ScenarioStep { s: t + 1, action, note }
             })
             .collect()
     }
@@ -508,4 +508,4 @@ pub mod report_replays;
 mod tests;
 
 use forcing::Edge;
-pub use forcing::Level;
+pub use forcing::ForcingLevel;

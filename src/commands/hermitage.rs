@@ -13,7 +13,7 @@ use crate::settings::DefectScope;
 use isocheck::hermitage::matrix;
 use isocheck::hermitage::scenario::{self, Scenario};
 use isocheck::hermitage::step_runner;
-use isocheck::hermitage::verdict::{self, Cell, CellVerdict};
+use isocheck::hermitage::verdict::{self, CellVerdict, MatrixCell};
 
 pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
     let mut scenarios = match &args.scenario_dir {
@@ -78,11 +78,11 @@ pub fn run(args: &HermitageArgs) -> anyhow::Result<u8> {
 /// `hermitage --format json` and `matrix.json`: `{"matrix": [cells]}`.
 #[derive(Serialize)]
 struct MatrixJson<'a> {
-    matrix: &'a [Cell],
+    matrix: &'a [MatrixCell],
 }
 
-fn unsupported(db: &str, isolation: &str, s: &Scenario, why: &str) -> Cell {
-    Cell {
+fn unsupported(db: &str, isolation: &str, s: &Scenario, why: &str) -> MatrixCell {
+    MatrixCell {
         db: db.to_string(),
         isolation: isolation.to_string(),
         anomaly: s.name.clone(),

@@ -6,10 +6,10 @@
 //! must not depend on `generators`, and only this root package sees both the cells and the columns.
 
 use super::scenario::COLUMNS;
-use super::verdict::{Cell, CellVerdict};
+use super::verdict::{CellVerdict, MatrixCell};
 
 /// The typed matrix of these cells, in their order.
-pub fn matrix(cells: &[Cell]) -> findings::HermitageMatrix {
+pub fn matrix(cells: &[MatrixCell]) -> findings::HermitageMatrix {
     let results = cells
         .iter()
         .map(|c| findings::ScenarioResult {

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::bail;
 
 use crate::system_spec::SystemKind;
-pub use generators::hermitage::{Action, COLUMNS, Involving, Scenario, Step};
+pub use generators::hermitage::{Action, COLUMNS, Involving, Scenario, ScenarioStep};
 
 /// The bundled scenarios.
 pub fn bundled() -> anyhow::Result<Vec<Scenario>> {

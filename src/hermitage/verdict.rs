@@ -33,7 +33,7 @@ pub enum CellVerdict {
 
 /// One scenario's result on one system and level.
 #[derive(Debug, Clone, Serialize)]
-pub struct Cell {
+pub struct MatrixCell {
     /// The system.
     pub db: String,
     /// The level asked for.
@@ -60,7 +60,7 @@ pub fn cell(
     level: Level,
     scenario: &Scenario,
     execution: &Execution,
-) -> anyhow::Result<Cell> {
+) -> anyhow::Result<MatrixCell> {
     let probe = checker::Options::new(&[], std::slice::from_ref(&scenario.probe))?;
     let found = found_in(&probe, Among::Named(&scenario.involving), execution)?;
     let (outcome, how, found) = if !found.is_empty() {
@@ -80,7 +80,7 @@ pub fn cell(
             (CellVerdict::OtherAnomaly, how, other)
         }
     };
-    Ok(Cell {
+    Ok(MatrixCell {
         db: db.to_string(),
         isolation: isolation.to_string(),
         anomaly: scenario.name.clone(),

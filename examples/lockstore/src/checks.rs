@@ -58,7 +58,7 @@ pub fn overlap(
 
 /// Every bundled Hermitage scenario at `level` (the common script where another system has a variant of
 /// its own), each judged by the checker: one cell per scenario.
-pub fn hermitage(system: &dyn System, level: Level) -> anyhow::Result<Vec<verdict::Cell>> {
+pub fn hermitage(system: &dyn System, level: Level) -> anyhow::Result<Vec<verdict::MatrixCell>> {
     let mut cells = Vec::new();
     let bundled = scenario::bundled()?;
     for s in scenario::for_system(&bundled, system.name()) {
