@@ -37,7 +37,7 @@ impl EngineSystem {
     }
 
     /// Commits and aborts by cause, as the engine counted them.
-    pub fn stats(&self) -> engine::Stats {
+    pub fn stats(&self) -> engine::EngineStats {
         self.engine().stats()
     }
 }
@@ -98,8 +98,8 @@ impl System for EngineSystem {
     }
 }
 
-fn record_key(key: &Key) -> engine::Key {
-    engine::Key::Str(format!("record:{key}"))
+fn record_key(key: &Key) -> engine::RowKey {
+    engine::RowKey::Str(format!("record:{key}"))
 }
 
 /// A record as one byte string: each field as its length (4 bytes, little-endian) and its bytes.
@@ -125,29 +125,29 @@ fn decode_record(mut bytes: &[u8]) -> Result<Record, TxnError> {
     Ok(fields)
 }
 
-fn register_key(key: &Key) -> engine::Key {
+fn register_key(key: &Key) -> engine::RowKey {
     match key {
-        Key::Int(i) => engine::Key::Int(*i),
-        Key::Str(s) => engine::Key::Str(s.to_string()),
+        Key::Int(i) => engine::RowKey::Int(*i),
+        Key::Str(s) => engine::RowKey::Str(s.to_string()),
     }
 }
 
-fn list_key(key: &Key) -> engine::Key {
-    engine::Key::Str(format!("list:{key}"))
+fn list_key(key: &Key) -> engine::RowKey {
+    engine::RowKey::Str(format!("list:{key}"))
 }
 
-fn from_engine_key(key: &engine::Key) -> Key {
+fn from_engine_key(key: &engine::RowKey) -> Key {
     match key {
-        engine::Key::Int(i) => Key::Int(*i),
-        engine::Key::Str(s) => Key::Str(s.as_str().into()),
+        engine::RowKey::Int(i) => Key::Int(*i),
+        engine::RowKey::Str(s) => Key::Str(s.as_str().into()),
     }
 }
 
-fn engine_predicate(predicate: &Predicate) -> engine::Predicate {
+fn engine_predicate(predicate: &Predicate) -> engine::RowPredicate {
     match *predicate {
-        Predicate::True => engine::Predicate::All,
-        Predicate::Eq(v) => engine::Predicate::Eq(v),
-        Predicate::Mod { m, r } => engine::Predicate::Mod { modulus: m, remainder: r },
+        Predicate::True => engine::RowPredicate::All,
+        Predicate::Eq(v) => engine::RowPredicate::Eq(v),
+        Predicate::Mod { m, r } => engine::RowPredicate::Mod { modulus: m, remainder: r },
     }
 }
 
@@ -160,7 +160,7 @@ fn isolation(level: Level) -> Isolation {
 }
 
 struct EngineSession {
-    session: engine::Session,
+    session: engine::EngineSession,
     committing: bool,
 }
 
@@ -313,7 +313,7 @@ impl Session for EngineSession {
     }
 
     /// The engine's commit timestamp: taken under its commit lock, one past the last, and each key's
-    /// versions installed in that order (see `engine::Session::last_commit_timestamp`).
+    /// versions installed in that order (see `engine::EngineSession::last_commit_timestamp`).
     fn commit_order(&self) -> Option<i64> {
         self.session.last_commit_timestamp().and_then(|ts| i64::try_from(ts).ok())
     }

@@ -18,19 +18,19 @@ use std::time::{Duration, Instant};
 use crate::defect::Defect;
 use crate::error::{Error, Result};
 use crate::isolation::Isolation;
-use crate::key::Key;
+use crate::key::RowKey;
 use crate::lock_wait::{Interrupt, WaitGraph};
-use crate::session::Session;
+use crate::session::EngineSession;
 use crate::snapshot::Clock;
 use crate::ssi::Ssi;
-use crate::stats::{Counters, Stats, StorageStats};
+use crate::stats::{Counters, EngineStats, StorageStats};
 use crate::store::Store;
 use crate::sync::{Arc, Condvar, Mutex, lock, wait_timeout};
 use crate::txn::Txn;
 
 /// A callback run during commit after each write is installed, with the written key. Tests use it to pause a commit
 /// half-way and show that readers cannot see half a commit (or can, with the `non-atomic-commit` defect).
-pub type InstallHook = Arc<dyn Fn(&Key) + Send + Sync>;
+pub type InstallHook = Arc<dyn Fn(&RowKey) + Send + Sync>;
 
 /// How to build an [`Engine`].
 #[derive(Clone)]
@@ -79,7 +79,7 @@ impl EngineConfig {
 
     /// Runs `hook` during every commit after each of its writes is installed (see [`InstallHook`]). The hook runs
     /// under the commit lock, so it must not commit on this engine itself.
-    pub fn install_hook(mut self, hook: impl Fn(&Key) + Send + Sync + 'static) -> EngineConfig {
+    pub fn install_hook(mut self, hook: impl Fn(&RowKey) + Send + Sync + 'static) -> EngineConfig {
         self.install_hook = Some(Arc::new(hook));
         self
     }
@@ -125,12 +125,12 @@ impl Engine {
     }
 
     /// A new session, to be used by one client thread at a time.
-    pub fn session(&self) -> Session {
-        Session::new(self.clone())
+    pub fn session(&self) -> EngineSession {
+        EngineSession::new(self.clone())
     }
 
     /// Commits and aborts so far.
-    pub fn stats(&self) -> Stats {
+    pub fn stats(&self) -> EngineStats {
         self.inner.counters.snapshot()
     }
 

@@ -20,8 +20,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::key::{Key, KeyRange};
-use crate::snapshot::TxnId;
+use crate::key::{KeyRange, RowKey};
+use crate::snapshot::EngineTxnId;
 
 /// The engine's result type.
 pub type Result<T> = std::result::Result<T, Error>;
@@ -43,9 +43,9 @@ pub enum Error {
     #[error("could not serialize access due to concurrent update of key {key} by {other}")]
     WriteConflict {
         /// The key both transactions wrote.
-        key: Key,
+        key: RowKey,
         /// The transaction whose write came first.
-        other: TxnId,
+        other: EngineTxnId,
     },
     /// Writing `key` would wait for a transaction that already waits, directly or through others, for this one.
     /// Detected before blocking, so nothing ever hangs; the transaction whose wait would close the cycle aborts, and
@@ -53,9 +53,9 @@ pub enum Error {
     #[error("deadlock detected: {}", deadlock_text(key, cycle))]
     Deadlock {
         /// The key this transaction tried to write.
-        key: Key,
+        key: RowKey,
         /// The cycle, starting with this transaction: each waits for the next, and the last for the first.
-        cycle: Vec<TxnId>,
+        cycle: Vec<EngineTxnId>,
     },
     /// Another session killed this one; its transaction was rolled back and the session is unusable. A statement
     /// waiting for another transaction's write is woken and fails with this.
@@ -74,13 +74,13 @@ pub enum Error {
     #[error("key {key} already exists")]
     AlreadyExists {
         /// The key that was present.
-        key: Key,
+        key: RowKey,
     },
     /// `append` found a value that is not a list.
     #[error("cannot append to key {key}: it holds a {found}, not a list")]
     TypeMismatch {
         /// The key appended to.
-        key: Key,
+        key: RowKey,
         /// The type of the value found there.
         found: &'static str,
     },
@@ -127,7 +127,7 @@ impl Error {
 }
 
 /// "writing key 1: T3 would wait for T2, which waits for T3".
-fn deadlock_text(key: &Key, cycle: &[TxnId]) -> String {
+fn deadlock_text(key: &RowKey, cycle: &[EngineTxnId]) -> String {
     let mut text = format!("writing key {key}:");
     for (i, t) in cycle.iter().enumerate() {
         let next = cycle[(i + 1) % cycle.len()];
@@ -143,15 +143,15 @@ fn deadlock_text(key: &Key, cycle: &[TxnId]) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Via {
     /// The reader read this key and the writer wrote it.
-    Key(Key),
+    RowKey(RowKey),
     /// The reader scanned this range and the writer wrote the given key inside it.
-    Range(KeyRange, Key),
+    Range(KeyRange, RowKey),
 }
 
 impl fmt::Display for Via {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Via::Key(k) => write!(f, "key {k}"),
+            Via::RowKey(k) => write!(f, "key {k}"),
             Via::Range(r, k) => write!(f, "key {k} in scanned range {r}"),
         }
     }
@@ -162,17 +162,17 @@ impl fmt::Display for Via {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conflict {
     /// The reader of the first antidependency.
-    pub t1: TxnId,
+    pub t1: EngineTxnId,
     /// The pivot: it wrote what `t1` read, and read what `t3` wrote.
-    pub t2: TxnId,
+    pub t2: EngineTxnId,
     /// The transaction that committed first.
-    pub t3: TxnId,
+    pub t3: EngineTxnId,
     /// What `t1` read that `t2` wrote, when known.
     pub t1_t2: Option<Via>,
     /// What `t2` read that `t3` wrote, when known.
     pub t2_t3: Option<Via>,
     /// The transaction this error aborted (one of the three).
-    pub victim: TxnId,
+    pub victim: EngineTxnId,
 }
 
 impl fmt::Display for Conflict {
@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn a_deadlock_names_its_cycle() {
-        let e = Error::Deadlock { key: Key::Int(1), cycle: vec![TxnId(3), TxnId(2)] };
+        let e = Error::Deadlock { key: RowKey::Int(1), cycle: vec![EngineTxnId(3), EngineTxnId(2)] };
         assert_eq!(e.to_string(), "deadlock detected: writing key 1: T3 would wait for T2, which waits for T3");
         assert_eq!((e.cause(), e.is_retryable()), ("deadlock", true));
     }

@@ -6,11 +6,11 @@
 //! through its internal `sync` module, after redb's) and `thiserror`.
 //!
 //! ```
-//! use engine::{Engine, Error, Isolation, Key};
+//! use engine::{Engine, Error, Isolation, RowKey};
 //!
 //! let engine = Engine::default();
 //! let (mut alice, mut bob) = (engine.session(), engine.session());
-//! let (x, y) = (Key::Int(1), Key::Int(2));
+//! let (x, y) = (RowKey::Int(1), RowKey::Int(2));
 //! let mut setup = engine.session();
 //! setup.begin(Isolation::Serializable)?;
 //! setup.write(x.clone(), 50)?;
@@ -73,8 +73,8 @@ pub use crate::defect::{Defect, ParseDefectError};
 pub use crate::engine::{Engine, EngineConfig, InstallHook};
 pub use crate::error::{Conflict, Error, Result, Via};
 pub use crate::isolation::{Isolation, ParseIsolationError};
-pub use crate::key::{Key, KeyRange};
-pub use crate::session::{Session, SessionHandle};
-pub use crate::snapshot::TxnId;
-pub use crate::stats::{Stats, StorageStats};
-pub use crate::value::{Predicate, Value};
+pub use crate::key::{KeyRange, RowKey};
+pub use crate::session::{EngineSession, SessionHandle};
+pub use crate::snapshot::EngineTxnId;
+pub use crate::stats::{EngineStats, StorageStats};
+pub use crate::value::{RowPredicate, Value};

@@ -21,8 +21,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::key::Key;
-use crate::snapshot::TxnId;
+use crate::key::RowKey;
+use crate::snapshot::EngineTxnId;
 use crate::sync::{Arc, AtomicBool, Condvar, Mutex, Ordering, lock, wait_timeout};
 
 /// How a transaction ended, as its waiters learn it.
@@ -36,18 +36,18 @@ pub(crate) enum Fate {
 /// A writing transaction's lock: later writers of its keys wait on it until it ends.
 #[derive(Debug)]
 pub(crate) struct TxnLock {
-    id: TxnId,
+    id: EngineTxnId,
     fate: Mutex<Fate>,
     ended: Condvar,
 }
 
 impl TxnLock {
-    pub(crate) fn new(id: TxnId) -> Arc<TxnLock> {
+    pub(crate) fn new(id: EngineTxnId) -> Arc<TxnLock> {
         Arc::new(TxnLock { id, fate: Mutex::new(Fate::Running), ended: Condvar::new() })
     }
 
     /// The transaction holding the lock.
-    pub(crate) fn id(&self) -> TxnId {
+    pub(crate) fn id(&self) -> EngineTxnId {
         self.id
     }
 
@@ -113,7 +113,7 @@ impl Interrupt {
     }
 
     /// The transaction the session's statement is waiting for, if it is waiting.
-    pub(crate) fn waiting_for(&self) -> Option<TxnId> {
+    pub(crate) fn waiting_for(&self) -> Option<EngineTxnId> {
         lock(&self.waiting_on).as_ref().map(|h| h.id())
     }
 
@@ -128,7 +128,7 @@ impl Interrupt {
 /// The wait-for relation between blocked transactions: waiter → the transaction it waits for.
 #[derive(Debug, Default)]
 pub(crate) struct WaitGraph {
-    edges: Mutex<HashMap<TxnId, TxnId>>,
+    edges: Mutex<HashMap<EngineTxnId, EngineTxnId>>,
 }
 
 impl WaitGraph {
@@ -137,8 +137,8 @@ impl WaitGraph {
     /// [`Error::Killed`] if `me`'s session is killed meanwhile; with [`Error::LockTimeout`] after `timeout`.
     pub(crate) fn wait(
         &self,
-        me: TxnId,
-        key: &Key,
+        me: EngineTxnId,
+        key: &RowKey,
         holder: &Arc<TxnLock>,
         interrupt: &Interrupt,
         timeout: Duration,
@@ -190,11 +190,11 @@ mod tests {
     #[test]
     fn a_waiter_learns_how_the_holder_ended() {
         for fate in [Fate::Committed, Fate::RolledBack] {
-            let (graph, interrupt, holder) = (WaitGraph::default(), Interrupt::default(), TxnLock::new(TxnId(1)));
+            let (graph, interrupt, holder) = (WaitGraph::default(), Interrupt::default(), TxnLock::new(EngineTxnId(1)));
             thread::scope(|s| {
-                let waiter = s.spawn(|| graph.wait(TxnId(2), &Key::Int(1), &holder, &interrupt, LONG));
+                let waiter = s.spawn(|| graph.wait(EngineTxnId(2), &RowKey::Int(1), &holder, &interrupt, LONG));
                 until_waiting(&interrupt);
-                assert_eq!((interrupt.waiting_for(), graph.waiting()), (Some(TxnId(1)), 1));
+                assert_eq!((interrupt.waiting_for(), graph.waiting()), (Some(EngineTxnId(1)), 1));
                 holder.release(fate);
                 assert_eq!(waiter.join().unwrap(), Ok(fate));
             });
@@ -204,25 +204,31 @@ mod tests {
 
     #[test]
     fn waiting_for_an_ended_transaction_returns_at_once() {
-        let (graph, interrupt, holder) = (WaitGraph::default(), Interrupt::default(), TxnLock::new(TxnId(1)));
+        let (graph, interrupt, holder) = (WaitGraph::default(), Interrupt::default(), TxnLock::new(EngineTxnId(1)));
         holder.release(Fate::Committed);
         holder.release(Fate::RolledBack);
-        assert_eq!(graph.wait(TxnId(2), &Key::Int(1), &holder, &interrupt, LONG), Ok(Fate::Committed));
+        assert_eq!(graph.wait(EngineTxnId(2), &RowKey::Int(1), &holder, &interrupt, LONG), Ok(Fate::Committed));
     }
 
     #[test]
     fn a_wait_that_would_close_a_cycle_is_a_deadlock() {
         let graph = WaitGraph::default();
-        let locks: Vec<Arc<TxnLock>> = (1..=3).map(|i| TxnLock::new(TxnId(i))).collect();
+        let locks: Vec<Arc<TxnLock>> = (1..=3).map(|i| TxnLock::new(EngineTxnId(i))).collect();
         let interrupts: Vec<Interrupt> = (0..2).map(|_| Interrupt::default()).collect();
         thread::scope(|s| {
             // T1 waits for T2, T2 waits for T3; T3 wanting T1's key would close T3 -> T1 -> T2 -> T3.
-            let t1 = s.spawn(|| graph.wait(TxnId(1), &Key::Int(2), &locks[1], &interrupts[0], LONG));
+            let t1 = s.spawn(|| graph.wait(EngineTxnId(1), &RowKey::Int(2), &locks[1], &interrupts[0], LONG));
             until_waiting(&interrupts[0]);
-            let t2 = s.spawn(|| graph.wait(TxnId(2), &Key::Int(3), &locks[2], &interrupts[1], LONG));
+            let t2 = s.spawn(|| graph.wait(EngineTxnId(2), &RowKey::Int(3), &locks[2], &interrupts[1], LONG));
             until_waiting(&interrupts[1]);
-            let third = graph.wait(TxnId(3), &Key::Int(1), &locks[0], &Interrupt::default(), LONG);
-            assert_eq!(third, Err(Error::Deadlock { key: Key::Int(1), cycle: vec![TxnId(3), TxnId(1), TxnId(2)] }));
+            let third = graph.wait(EngineTxnId(3), &RowKey::Int(1), &locks[0], &Interrupt::default(), LONG);
+            assert_eq!(
+                third,
+                Err(Error::Deadlock {
+                    key: RowKey::Int(1),
+                    cycle: vec![EngineTxnId(3), EngineTxnId(1), EngineTxnId(2)]
+                })
+            );
             locks[2].release(Fate::RolledBack);
             assert_eq!(t2.join().unwrap(), Ok(Fate::RolledBack));
             locks[1].release(Fate::Committed);
@@ -232,9 +238,9 @@ mod tests {
 
     #[test]
     fn a_kill_wakes_the_waiter() {
-        let (graph, interrupt, holder) = (WaitGraph::default(), Interrupt::default(), TxnLock::new(TxnId(1)));
+        let (graph, interrupt, holder) = (WaitGraph::default(), Interrupt::default(), TxnLock::new(EngineTxnId(1)));
         thread::scope(|s| {
-            let waiter = s.spawn(|| graph.wait(TxnId(2), &Key::Int(1), &holder, &interrupt, LONG));
+            let waiter = s.spawn(|| graph.wait(EngineTxnId(2), &RowKey::Int(1), &holder, &interrupt, LONG));
             until_waiting(&interrupt);
             interrupt.kill();
             assert_eq!(waiter.join().unwrap(), Err(Error::Killed));
@@ -245,8 +251,11 @@ mod tests {
 
     #[test]
     fn a_wait_times_out_as_a_last_resort() {
-        let (graph, interrupt, holder) = (WaitGraph::default(), Interrupt::default(), TxnLock::new(TxnId(1)));
+        let (graph, interrupt, holder) = (WaitGraph::default(), Interrupt::default(), TxnLock::new(EngineTxnId(1)));
         let waited = Duration::from_millis(20);
-        assert_eq!(graph.wait(TxnId(2), &Key::Int(1), &holder, &interrupt, waited), Err(Error::LockTimeout { waited }));
+        assert_eq!(
+            graph.wait(EngineTxnId(2), &RowKey::Int(1), &holder, &interrupt, waited),
+            Err(Error::LockTimeout { waited })
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Sessions: one client's connection to the engine, driven one statement at a time.
 //!
-//! Owns: [`Session`] (the statement API and the transaction state machine: idle, active, failed, killed) and
+//! Owns: [`EngineSession`] (the statement API and the transaction state machine: idle, active, failed, killed) and
 //! [`SessionHandle`] (what another thread uses to kill a session, like `pg_terminate_backend`). Does not own what a
 //! statement does (`txn.rs`) or commit (`commit.rs`). The state machine follows PostgreSQL's: any statement error
 //! aborts the transaction at once and later statements fail until `rollback`; `commit` of a failed transaction
@@ -17,12 +17,12 @@ use std::ops::RangeBounds;
 use crate::engine::{Engine, EngineInner};
 use crate::error::{Error, Result};
 use crate::isolation::Isolation;
-use crate::key::{Key, KeyRange};
+use crate::key::{KeyRange, RowKey};
 use crate::lock_wait::Interrupt;
-use crate::snapshot::TxnId;
+use crate::snapshot::EngineTxnId;
 use crate::sync::{Arc, Mutex, MutexGuard, lock};
 use crate::txn::Txn;
-use crate::value::{Predicate, Value};
+use crate::value::{RowPredicate, Value};
 
 #[derive(Debug)]
 enum State {
@@ -43,14 +43,14 @@ struct Shared {
 ///
 /// Dropping a session rolls back its open transaction.
 #[derive(Debug)]
-pub struct Session {
+pub struct EngineSession {
     engine: Engine,
     shared: Arc<Shared>,
     /// The timestamp the session's last commit took, if it took one.
     last_commit: Option<u64>,
 }
 
-/// A handle to kill a [`Session`] from another thread.
+/// A handle to kill a [`EngineSession`] from another thread.
 #[derive(Debug, Clone)]
 pub struct SessionHandle {
     engine: Engine,
@@ -76,7 +76,7 @@ impl SessionHandle {
 
     /// The transaction the session's current statement is waiting for, if it is blocked on another transaction's
     /// uncommitted write: what a scripted interleaving reports as a blocked step.
-    pub fn waiting_for(&self) -> Option<TxnId> {
+    pub fn waiting_for(&self) -> Option<EngineTxnId> {
         self.shared.interrupt.waiting_for()
     }
 }
@@ -92,10 +92,10 @@ fn end(eng: &EngineInner, txn: &Txn, cause: Option<&Error>) {
     }
 }
 
-impl Session {
-    pub(crate) fn new(engine: Engine) -> Session {
+impl EngineSession {
+    pub(crate) fn new(engine: Engine) -> EngineSession {
         let shared = Shared { interrupt: Arc::default(), state: Mutex::new(State::Idle) };
-        Session { engine, shared: Arc::new(shared), last_commit: None }
+        EngineSession { engine, shared: Arc::new(shared), last_commit: None }
     }
 
     /// A handle another thread can use to kill this session.
@@ -153,56 +153,56 @@ impl Session {
     }
 
     /// Reads `key`: `None` when it is absent or deleted.
-    pub fn read(&mut self, key: &Key) -> Result<Option<Value>> {
+    pub fn read(&mut self, key: &RowKey) -> Result<Option<Value>> {
         self.statement(|txn, eng| txn.read(eng, key))
     }
 
     /// Writes `value` at `key`, whether or not the key exists. Like every write below, it waits if another running
     /// transaction has written `key` (see [`Isolation`] for what happens when that transaction ends).
-    pub fn write(&mut self, key: impl Into<Key>, value: impl Into<Value>) -> Result<()> {
+    pub fn write(&mut self, key: impl Into<RowKey>, value: impl Into<Value>) -> Result<()> {
         let (key, value) = (key.into(), value.into());
         self.statement(|txn, eng| txn.write(eng, key, value))
     }
 
     /// Appends `element` to the list at `key` (`v = v || x`); an absent key becomes `[element]`.
-    pub fn append(&mut self, key: impl Into<Key>, element: i64) -> Result<()> {
+    pub fn append(&mut self, key: impl Into<RowKey>, element: i64) -> Result<()> {
         let key = key.into();
         self.statement(|txn, eng| txn.append(eng, key, element))
     }
 
     /// Inserts `value` at `key`; fails with [`Error::AlreadyExists`] if the key is present.
-    pub fn insert(&mut self, key: impl Into<Key>, value: impl Into<Value>) -> Result<()> {
+    pub fn insert(&mut self, key: impl Into<RowKey>, value: impl Into<Value>) -> Result<()> {
         let (key, value) = (key.into(), value.into());
         self.statement(|txn, eng| txn.insert(eng, key, value))
     }
 
     /// Deletes `key`, returning whether it was present (and so deleted).
-    pub fn delete(&mut self, key: &Key) -> Result<bool> {
+    pub fn delete(&mut self, key: &RowKey) -> Result<bool> {
         self.statement(|txn, eng| txn.delete(eng, key))
     }
 
     /// A predicate read: the rows with keys in `range` whose values satisfy `predicate`, in key order.
-    pub fn scan(&mut self, range: impl RangeBounds<Key>, predicate: Predicate) -> Result<Vec<(Key, Value)>> {
+    pub fn scan(&mut self, range: impl RangeBounds<RowKey>, predicate: RowPredicate) -> Result<Vec<(RowKey, Value)>> {
         let range = KeyRange::new(range);
         self.statement(|txn, eng| txn.scan(eng, &range, predicate))
     }
 
-    /// A predicate delete: deletes the rows [`Session::scan`] would return, returning their keys.
-    pub fn delete_where(&mut self, range: impl RangeBounds<Key>, predicate: Predicate) -> Result<Vec<Key>> {
+    /// A predicate delete: deletes the rows [`EngineSession::scan`] would return, returning their keys.
+    pub fn delete_where(&mut self, range: impl RangeBounds<RowKey>, predicate: RowPredicate) -> Result<Vec<RowKey>> {
         let range = KeyRange::new(range);
         self.statement(|txn, eng| txn.delete_where(eng, &range, predicate))
     }
 
     /// A predicate update, `UPDATE SET value = value + delta WHERE predicate RETURNING` (wrapping): adds `delta` to
-    /// the rows [`Session::scan`] would return, returning each key with its old and new value; fails with
+    /// the rows [`EngineSession::scan`] would return, returning each key with its old and new value; fails with
     /// [`Error::TypeMismatch`] on a matching list. At read committed a row another writer changed meanwhile is
     /// re-checked and updated from its newest value.
     pub fn update_where(
         &mut self,
-        range: impl RangeBounds<Key>,
-        predicate: Predicate,
+        range: impl RangeBounds<RowKey>,
+        predicate: RowPredicate,
         delta: i64,
-    ) -> Result<Vec<(Key, i64, i64)>> {
+    ) -> Result<Vec<(RowKey, i64, i64)>> {
         let range = KeyRange::new(range);
         self.statement(|txn, eng| txn.update_where(eng, &range, predicate, delta))
     }
@@ -261,7 +261,7 @@ impl Session {
     }
 
     /// The running transaction's id, as conflicts name it. Blocks while one of the session's statements waits.
-    pub fn txn_id(&self) -> Option<TxnId> {
+    pub fn txn_id(&self) -> Option<EngineTxnId> {
         match &*lock(&self.shared.state) {
             State::Active(txn) => Some(txn.id()),
             _ => None,
@@ -269,7 +269,7 @@ impl Session {
     }
 }
 
-impl Drop for Session {
+impl Drop for EngineSession {
     fn drop(&mut self) {
         let mut state = lock(&self.shared.state);
         if let State::Active(txn) = mem::replace(&mut *state, State::Idle) {

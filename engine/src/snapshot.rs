@@ -15,9 +15,9 @@ use crate::sync::{AtomicU64, Mutex, Ordering, lock};
 
 /// A transaction's identity, unique within one engine; printed `T7`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TxnId(pub u64);
+pub struct EngineTxnId(pub u64);
 
-impl fmt::Display for TxnId {
+impl fmt::Display for EngineTxnId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "T{}", self.0)
     }
@@ -39,8 +39,8 @@ pub(crate) struct Clock {
 
 impl Clock {
     /// A fresh transaction id.
-    pub(crate) fn next_txn_id(&self) -> TxnId {
-        TxnId(self.next_txn.fetch_add(1, Ordering::Relaxed) + 1)
+    pub(crate) fn next_txn_id(&self) -> EngineTxnId {
+        EngineTxnId(self.next_txn.fetch_add(1, Ordering::Relaxed) + 1)
     }
 
     /// Takes and registers a snapshot: the newest published commit timestamp.

@@ -25,14 +25,14 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::defect::Defect;
 use crate::error::{Conflict, Via};
-use crate::key::{Key, KeyRange};
-use crate::snapshot::TxnId;
+use crate::key::{KeyRange, RowKey};
+use crate::snapshot::EngineTxnId;
 use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, RwLock, lock, read, write};
 
 /// The part of a serializable transaction's state that SIREAD locks point at, readable without the registry lock.
 #[derive(Debug)]
 pub(crate) struct SxactShared {
-    pub(crate) id: TxnId,
+    pub(crate) id: EngineTxnId,
     snapshot: u64,
     /// 0 until the transaction commits.
     commit_ts: AtomicU64,
@@ -65,7 +65,7 @@ impl SxactShared {
 #[derive(Debug, Clone)]
 struct OutCommit {
     ts: u64,
-    t3: TxnId,
+    t3: EngineTxnId,
     via: Via,
 }
 
@@ -76,14 +76,14 @@ struct Sxact {
     read_only: bool,
     doom: Option<Conflict>,
     /// `t1 -rw-> self`, with what `t1` read.
-    ins: HashMap<TxnId, Via>,
+    ins: HashMap<EngineTxnId, Via>,
     /// `self -rw-> t3`, with what `self` read.
-    outs: HashMap<TxnId, Via>,
+    outs: HashMap<EngineTxnId, Via>,
     earliest_out: Option<OutCommit>,
 }
 
 impl Sxact {
-    fn note_out_commit(&mut self, ts: u64, t3: TxnId, via: Via) {
+    fn note_out_commit(&mut self, ts: u64, t3: EngineTxnId, via: Via) {
         if self.earliest_out.as_ref().is_none_or(|e| ts < e.ts) {
             self.earliest_out = Some(OutCommit { ts, t3, via });
         }
@@ -97,13 +97,13 @@ impl Sxact {
 
 #[derive(Debug, Default)]
 struct Registry {
-    sxacts: HashMap<TxnId, Sxact>,
+    sxacts: HashMap<EngineTxnId, Sxact>,
     /// Committed transactions in commit order, for forgetting them.
-    committed: VecDeque<(u64, TxnId)>,
+    committed: VecDeque<(u64, EngineTxnId)>,
 }
 
 impl Registry {
-    fn forget(&mut self, id: TxnId) {
+    fn forget(&mut self, id: EngineTxnId) {
         if let Some(gone) = self.sxacts.remove(&id) {
             gone.shared.released.store(true, Ordering::Release);
             for n in gone.ins.keys().chain(gone.outs.keys()) {
@@ -126,7 +126,7 @@ struct RangeLock {
 #[derive(Debug, Default)]
 struct Checked {
     abort: Option<Conflict>,
-    doom: Vec<(TxnId, Conflict)>,
+    doom: Vec<(EngineTxnId, Conflict)>,
 }
 
 /// The SSI state of one engine.
@@ -143,7 +143,7 @@ impl Ssi {
     }
 
     /// Registers a serializable transaction at `begin`.
-    pub(crate) fn begin(&self, id: TxnId, snapshot: u64) -> Arc<SxactShared> {
+    pub(crate) fn begin(&self, id: EngineTxnId, snapshot: u64) -> Arc<SxactShared> {
         let shared = Arc::new(SxactShared {
             id,
             snapshot,
@@ -173,7 +173,12 @@ impl Ssi {
     }
 
     /// Concurrent scanners (other than `me`) whose locked ranges contain `key`, with the range each scanned.
-    pub(crate) fn range_readers(&self, key: &Key, me: TxnId, writer_snapshot: u64) -> Vec<(TxnId, KeyRange)> {
+    pub(crate) fn range_readers(
+        &self,
+        key: &RowKey,
+        me: EngineTxnId,
+        writer_snapshot: u64,
+    ) -> Vec<(EngineTxnId, KeyRange)> {
         read(&self.ranges)
             .iter()
             .filter(|r| r.reader.id != me && r.range.contains(key) && r.reader.concurrent_with(writer_snapshot))
@@ -183,7 +188,7 @@ impl Ssi {
 
     /// Records rw-antidependencies `reader -rw-> writer`. Edges to or from a transaction SSI has forgotten (aborted,
     /// or committed before every live snapshot) are dropped: they can be part of no dangerous structure.
-    pub(crate) fn add_edges(&self, edges: impl IntoIterator<Item = (TxnId, TxnId, Via)>) {
+    pub(crate) fn add_edges(&self, edges: impl IntoIterator<Item = (EngineTxnId, EngineTxnId, Via)>) {
         let mut reg = lock(&self.registry);
         for (reader, writer, via) in edges {
             if reader == writer || !reg.sxacts.contains_key(&reader) {
@@ -204,13 +209,13 @@ impl Ssi {
     }
 
     /// Why a doomed transaction must abort.
-    pub(crate) fn doom_of(&self, id: TxnId) -> Option<Conflict> {
+    pub(crate) fn doom_of(&self, id: EngineTxnId) -> Option<Conflict> {
         lock(&self.registry).sxacts.get(&id).and_then(|s| s.doom.clone())
     }
 
     /// The SSI check at commit, under the commit lock: either marks `id` committed at `ts` or returns the dangerous
     /// structure that forbids it. `read_only` says the transaction wrote nothing.
-    pub(crate) fn pre_commit(&self, id: TxnId, read_only: bool, ts: u64) -> Result<(), Box<Conflict>> {
+    pub(crate) fn pre_commit(&self, id: EngineTxnId, read_only: bool, ts: u64) -> Result<(), Box<Conflict>> {
         let mut reg = lock(&self.registry);
         let checked = self.check(&reg, id, read_only);
         if let Some(conflict) = checked.abort {
@@ -228,7 +233,7 @@ impl Ssi {
         me.commit_ts = Some(ts);
         me.read_only = read_only;
         me.shared.commit_ts.store(ts, Ordering::Release);
-        let ins: Vec<(TxnId, Via)> = me.ins.iter().map(|(t, v)| (*t, v.clone())).collect();
+        let ins: Vec<(EngineTxnId, Via)> = me.ins.iter().map(|(t, v)| (*t, v.clone())).collect();
         for (reader, via) in ins {
             if let Some(r) = reg.sxacts.get_mut(&reader) {
                 r.note_out_commit(ts, id, via);
@@ -239,7 +244,7 @@ impl Ssi {
     }
 
     /// Looks for dangerous structures that committing `id` now would complete.
-    fn check(&self, reg: &Registry, id: TxnId, read_only: bool) -> Checked {
+    fn check(&self, reg: &Registry, id: EngineTxnId, read_only: bool) -> Checked {
         // The `ssi-off` defect: the check returns early, so serializable is snapshot isolation with extra bookkeeping.
         if self.defect == Some(Defect::SsiOff) {
             return Checked::default();
@@ -294,7 +299,7 @@ impl Ssi {
     }
 
     /// Forgets an aborted transaction and its edges.
-    pub(crate) fn release(&self, id: TxnId) {
+    pub(crate) fn release(&self, id: EngineTxnId) {
         lock(&self.registry).forget(id);
     }
 
@@ -316,7 +321,7 @@ impl Ssi {
     }
 }
 
-fn conflict(t1: TxnId, t2: TxnId, out: &OutCommit, via_12: &Via, victim: TxnId) -> Conflict {
+fn conflict(t1: EngineTxnId, t2: EngineTxnId, out: &OutCommit, via_12: &Via, victim: EngineTxnId) -> Conflict {
     Conflict { t1, t2, t3: out.t3, t1_t2: Some(via_12.clone()), t2_t3: Some(out.via.clone()), victim }
 }
 
@@ -324,12 +329,12 @@ fn conflict(t1: TxnId, t2: TxnId, out: &OutCommit, via_12: &Via, victim: TxnId) 
 mod tests {
     use super::*;
 
-    const T1: TxnId = TxnId(1);
-    const T2: TxnId = TxnId(2);
-    const T3: TxnId = TxnId(3);
+    const T1: EngineTxnId = EngineTxnId(1);
+    const T2: EngineTxnId = EngineTxnId(2);
+    const T3: EngineTxnId = EngineTxnId(3);
 
     fn via(k: i64) -> Via {
-        Via::Key(Key::Int(k))
+        Via::RowKey(RowKey::Int(k))
     }
 
     /// Three serializable transactions that all began at snapshot 0, with T1 -rw-> T2 -rw-> T3.

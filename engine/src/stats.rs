@@ -1,6 +1,6 @@
 //! Counters a caller needs to report a run honestly: commits, aborts by cause, and how often a write waited.
 //!
-//! Owns: the counters and their snapshot type [`Stats`], and [`StorageStats`], which show that garbage collection
+//! Owns: the counters and their snapshot type [`EngineStats`], and [`StorageStats`], which show that garbage collection
 //! keeps memory flat. Does not own when anything is counted (`session.rs` counts each transaction's end once,
 //! `txn.rs` each wait).
 //! Counters are relaxed atomics: they are tallies, not synchronisation.
@@ -47,8 +47,8 @@ impl Counters {
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn snapshot(&self) -> Stats {
-        Stats {
+    pub(crate) fn snapshot(&self) -> EngineStats {
+        EngineStats {
             commits: self.commits.load(Ordering::Relaxed),
             rollbacks: self.rollbacks.load(Ordering::Relaxed),
             serialization_failures: self.serialization_failures.load(Ordering::Relaxed),
@@ -63,7 +63,7 @@ impl Counters {
 
 /// How an engine's transactions have ended so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Stats {
+pub struct EngineStats {
     /// Transactions committed.
     pub commits: u64,
     /// Transactions the client rolled back (or dropped) of its own accord.
@@ -83,7 +83,7 @@ pub struct Stats {
     pub lock_waits: u64,
 }
 
-impl Stats {
+impl EngineStats {
     /// Every transaction the engine aborted, whatever the cause (client rollbacks excluded).
     pub fn aborts(&self) -> u64 {
         self.serialization_failures + self.write_conflicts + self.deadlocks + self.killed + self.other_aborts

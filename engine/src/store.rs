@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 
-use crate::key::{Key, KeyRange};
+use crate::key::{KeyRange, RowKey};
 use crate::sync::{Arc, RwLock, read, write};
 use crate::version_chain::Chain;
 
@@ -18,7 +18,7 @@ pub(crate) const SHARDS: usize = 32;
 /// The sharded key space.
 #[derive(Debug)]
 pub(crate) struct Store {
-    shards: Vec<RwLock<BTreeMap<Key, Arc<Chain>>>>,
+    shards: Vec<RwLock<BTreeMap<RowKey, Arc<Chain>>>>,
 }
 
 impl Default for Store {
@@ -28,19 +28,19 @@ impl Default for Store {
 }
 
 impl Store {
-    fn shard(&self, key: &Key) -> &RwLock<BTreeMap<Key, Arc<Chain>>> {
+    fn shard(&self, key: &RowKey) -> &RwLock<BTreeMap<RowKey, Arc<Chain>>> {
         // A fixed-key hasher, so shard placement (and thus any timing) is the same on every run.
         let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(key);
         &self.shards[(hash as usize) % SHARDS]
     }
 
     /// The key's chain, if the key was ever written or read under serializable.
-    pub(crate) fn get(&self, key: &Key) -> Option<Arc<Chain>> {
+    pub(crate) fn get(&self, key: &RowKey) -> Option<Arc<Chain>> {
         read(self.shard(key)).get(key).cloned()
     }
 
     /// The key's chain, created empty if needed.
-    pub(crate) fn get_or_create(&self, key: &Key) -> Arc<Chain> {
+    pub(crate) fn get_or_create(&self, key: &RowKey) -> Arc<Chain> {
         if let Some(chain) = self.get(key) {
             return chain;
         }
@@ -48,8 +48,8 @@ impl Store {
     }
 
     /// The chains whose keys lie in `range`, in key order.
-    pub(crate) fn range(&self, range: &KeyRange) -> Vec<(Key, Arc<Chain>)> {
-        let mut found: Vec<(Key, Arc<Chain>)> = Vec::new();
+    pub(crate) fn range(&self, range: &KeyRange) -> Vec<(RowKey, Arc<Chain>)> {
+        let mut found: Vec<(RowKey, Arc<Chain>)> = Vec::new();
         for shard in &self.shards {
             found.extend(read(shard).range(range.clone()).map(|(k, c)| (k.clone(), Arc::clone(c))));
         }
@@ -71,10 +71,11 @@ mod tests {
     fn range_merges_shards_in_key_order() {
         let store = Store::default();
         for i in (0..50).rev() {
-            store.get_or_create(&Key::Int(i));
+            store.get_or_create(&RowKey::Int(i));
         }
-        let keys: Vec<Key> = store.range(&KeyRange::new(Key::Int(10)..Key::Int(15))).into_iter().map(|e| e.0).collect();
-        assert_eq!(keys, (10..15).map(Key::Int).collect::<Vec<_>>());
-        assert!(Arc::ptr_eq(&store.get_or_create(&Key::Int(3)), &store.get_or_create(&Key::Int(3))));
+        let keys: Vec<RowKey> =
+            store.range(&KeyRange::new(RowKey::Int(10)..RowKey::Int(15))).into_iter().map(|e| e.0).collect();
+        assert_eq!(keys, (10..15).map(RowKey::Int).collect::<Vec<_>>());
+        assert!(Arc::ptr_eq(&store.get_or_create(&RowKey::Int(3)), &store.get_or_create(&RowKey::Int(3))));
     }
 }

@@ -20,12 +20,12 @@ use std::collections::BTreeMap;
 use crate::engine::EngineInner;
 use crate::error::{Error, Result, Via};
 use crate::isolation::Isolation;
-use crate::key::{Key, KeyRange};
+use crate::key::{KeyRange, RowKey};
 use crate::lock_wait::{Fate, Interrupt, TxnLock};
-use crate::snapshot::TxnId;
+use crate::snapshot::EngineTxnId;
 use crate::ssi::SxactShared;
 use crate::sync::Arc;
-use crate::value::{Predicate, Value};
+use crate::value::{RowPredicate, Value};
 use crate::version_chain::{Chain, ChainState, WriteBlock};
 
 /// What a write statement does to one key, decided under the chain's lock from the version it replaces.
@@ -39,7 +39,7 @@ enum Change {
 /// A running transaction.
 #[derive(Debug)]
 pub(crate) struct Txn {
-    id: TxnId,
+    id: EngineTxnId,
     isolation: Isolation,
     snapshot: u64,
     sxact: Option<Arc<SxactShared>>,
@@ -48,12 +48,12 @@ pub(crate) struct Txn {
     /// The session's kill flag, which wakes a waiting statement.
     interrupt: Arc<Interrupt>,
     /// Every key written, with its chain, so commit and rollback need no lookups.
-    writes: BTreeMap<Key, Arc<Chain>>,
+    writes: BTreeMap<RowKey, Arc<Chain>>,
 }
 
 impl Txn {
     pub(crate) fn new(
-        id: TxnId,
+        id: EngineTxnId,
         isolation: Isolation,
         snapshot: u64,
         sxact: Option<Arc<SxactShared>>,
@@ -62,7 +62,7 @@ impl Txn {
         Txn { id, isolation, snapshot, sxact, lock: None, interrupt, writes: BTreeMap::new() }
     }
 
-    pub(crate) fn id(&self) -> TxnId {
+    pub(crate) fn id(&self) -> EngineTxnId {
         self.id
     }
 
@@ -74,7 +74,7 @@ impl Txn {
         self.sxact.is_some()
     }
 
-    pub(crate) fn writes(&self) -> &BTreeMap<Key, Arc<Chain>> {
+    pub(crate) fn writes(&self) -> &BTreeMap<RowKey, Arc<Chain>> {
         &self.writes
     }
 
@@ -116,7 +116,7 @@ impl Txn {
     }
 
     /// Reads `key`; `None` when it is absent or deleted.
-    pub(crate) fn read(&mut self, eng: &EngineInner, key: &Key) -> Result<Option<Value>> {
+    pub(crate) fn read(&mut self, eng: &EngineInner, key: &RowKey) -> Result<Option<Value>> {
         self.check_doomed(eng)?;
         let snapshot = self.statement_snapshot(eng);
         let chain = match &self.sxact {
@@ -140,20 +140,20 @@ impl Txn {
             (c.visible(self.id, snapshot, eng.defect()).cloned(), writers)
         };
         if !writers.is_empty() {
-            eng.ssi.add_edges(writers.into_iter().map(|w| (self.id, w, Via::Key(key.clone()))));
+            eng.ssi.add_edges(writers.into_iter().map(|w| (self.id, w, Via::RowKey(key.clone()))));
         }
         Ok(value)
     }
 
     /// Writes `key` unconditionally (an upsert).
-    pub(crate) fn write(&mut self, eng: &EngineInner, key: Key, value: Value) -> Result<()> {
+    pub(crate) fn write(&mut self, eng: &EngineInner, key: RowKey, value: Value) -> Result<()> {
         self.write_with(eng, key, |_| Ok(Change::Set(Some(value)))).map(|_| ())
     }
 
     /// Appends `element` to the list at `key`, creating `[element]` if the key is absent: an in-engine
     /// read-modify-write like SQL's `v = v || x`. The write-conflict check guarantees the list it extends is the
     /// newest committed one (at read committed, after waiting for a concurrent appender), so no append is lost.
-    pub(crate) fn append(&mut self, eng: &EngineInner, key: Key, element: i64) -> Result<()> {
+    pub(crate) fn append(&mut self, eng: &EngineInner, key: RowKey, element: i64) -> Result<()> {
         let snapshot = self.write_base_snapshot();
         let (me, defect) = (self.id, eng.defect());
         let key_for_error = key.clone();
@@ -170,7 +170,7 @@ impl Txn {
     }
 
     /// Inserts `key`, failing if it is present (at read committed, as the newest commit left it after waiting).
-    pub(crate) fn insert(&mut self, eng: &EngineInner, key: Key, value: Value) -> Result<()> {
+    pub(crate) fn insert(&mut self, eng: &EngineInner, key: RowKey, value: Value) -> Result<()> {
         let snapshot = self.write_base_snapshot();
         let (me, defect) = (self.id, eng.defect());
         let key_for_error = key.clone();
@@ -184,7 +184,7 @@ impl Txn {
     /// Deletes `key` if it is present, returning whether it deleted it. A delete reads the row it removes, so under
     /// serializable it takes a SIREAD lock like a read; at read committed a row that the transaction it waited for
     /// deleted is not deleted again.
-    pub(crate) fn delete(&mut self, eng: &EngineInner, key: &Key) -> Result<bool> {
+    pub(crate) fn delete(&mut self, eng: &EngineInner, key: &RowKey) -> Result<bool> {
         if self.read(eng, key)?.is_none() {
             return Ok(false);
         }
@@ -198,8 +198,8 @@ impl Txn {
         &mut self,
         eng: &EngineInner,
         range: &KeyRange,
-        predicate: Predicate,
-    ) -> Result<Vec<(Key, Value)>> {
+        predicate: RowPredicate,
+    ) -> Result<Vec<(RowKey, Value)>> {
         self.check_doomed(eng)?;
         let snapshot = self.statement_snapshot(eng);
         if let Some(sx) = &self.sxact {
@@ -232,8 +232,8 @@ impl Txn {
         &mut self,
         eng: &EngineInner,
         range: &KeyRange,
-        predicate: Predicate,
-    ) -> Result<Vec<Key>> {
+        predicate: RowPredicate,
+    ) -> Result<Vec<RowKey>> {
         let rows = self.scan(eng, range, predicate)?;
         let mut deleted = Vec::with_capacity(rows.len());
         for (key, _) in rows {
@@ -256,9 +256,9 @@ impl Txn {
         &mut self,
         eng: &EngineInner,
         range: &KeyRange,
-        predicate: Predicate,
+        predicate: RowPredicate,
         delta: i64,
-    ) -> Result<Vec<(Key, i64, i64)>> {
+    ) -> Result<Vec<(RowKey, i64, i64)>> {
         let rows = self.scan(eng, range, predicate)?;
         let mut updated = Vec::with_capacity(rows.len());
         for (key, _) in rows {
@@ -288,7 +288,7 @@ impl Txn {
     fn rewrite(
         &mut self,
         eng: &EngineInner,
-        key: Key,
+        key: RowKey,
         change: impl FnOnce(Option<&Value>) -> Result<Change>,
     ) -> Result<bool> {
         let snapshot = self.write_base_snapshot();
@@ -303,7 +303,7 @@ impl Txn {
     fn write_with(
         &mut self,
         eng: &EngineInner,
-        key: Key,
+        key: RowKey,
         change: impl FnOnce(&ChainState) -> Result<Change>,
     ) -> Result<bool> {
         let chain = self.writes.get(&key).cloned().unwrap_or_else(|| eng.store.get_or_create(&key));
@@ -336,8 +336,8 @@ impl Txn {
             };
         };
         if self.sxact.is_some() {
-            let mut edges: Vec<(TxnId, TxnId, Via)> =
-                readers.iter().map(|r| (r.id, self.id, Via::Key(key.clone()))).collect();
+            let mut edges: Vec<(EngineTxnId, EngineTxnId, Via)> =
+                readers.iter().map(|r| (r.id, self.id, Via::RowKey(key.clone()))).collect();
             for (reader, range) in eng.ssi.range_readers(&key, self.id, self.snapshot) {
                 edges.push((reader, self.id, Via::Range(range, key.clone())));
             }

@@ -1,7 +1,7 @@
 //! Values and value predicates.
 //!
 //! Owns: [`Value`] (an integer register, an integer list for list-append, or bytes for YCSB-style records) and
-//! [`Predicate`], the `WHERE` clause of a scan (`value = 30`, `value % 3 = 0`), matching Elle's closed-predicate
+//! [`RowPredicate`], the `WHERE` clause of a scan (`value = 30`, `value % 3 = 0`), matching Elle's closed-predicate
 //! workload (`"true"`, `["=", v]`, `["mod", m, r]`, as histories write them). Does not own: how a predicate read is
 //! locked for SSI (`ssi.rs`; the lock covers the whole key range, like PostgreSQL's relation-level fallback, so it
 //! never misses a row that starts or stops matching).
@@ -13,7 +13,7 @@ use std::fmt;
 pub enum Value {
     /// An integer register.
     Int(i64),
-    /// A list of integers, grown by [`crate::Session::append`].
+    /// A list of integers, grown by [`crate::EngineSession::append`].
     List(Vec<i64>),
     /// Opaque bytes, e.g. a YCSB record of ten 100-byte fields.
     Bytes(Vec<u8>),
@@ -54,7 +54,7 @@ impl From<Vec<i64>> for Value {
 
 /// Which rows of a scanned range a predicate read returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Predicate {
+pub enum RowPredicate {
     /// Every row (`WHERE true`).
     All,
     /// Integer rows equal to the given value (`WHERE value = v`).
@@ -68,13 +68,13 @@ pub enum Predicate {
     },
 }
 
-impl Predicate {
-    /// Whether `value` satisfies the predicate. Only [`Predicate::All`] matches non-integer values.
+impl RowPredicate {
+    /// Whether `value` satisfies the predicate. Only [`RowPredicate::All`] matches non-integer values.
     pub fn matches(&self, value: &Value) -> bool {
         match (self, value) {
-            (Predicate::All, _) => true,
-            (Predicate::Eq(want), Value::Int(v)) => v == want,
-            (Predicate::Mod { modulus, remainder }, Value::Int(v)) => {
+            (RowPredicate::All, _) => true,
+            (RowPredicate::Eq(want), Value::Int(v)) => v == want,
+            (RowPredicate::Mod { modulus, remainder }, Value::Int(v)) => {
                 v.checked_rem(*modulus).is_some_and(|r| r == *remainder)
             }
             _ => false,
@@ -82,12 +82,12 @@ impl Predicate {
     }
 }
 
-impl fmt::Display for Predicate {
+impl fmt::Display for RowPredicate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Predicate::All => write!(f, "true"),
-            Predicate::Eq(v) => write!(f, "value = {v}"),
-            Predicate::Mod { modulus, remainder } => write!(f, "value % {modulus} = {remainder}"),
+            RowPredicate::All => write!(f, "true"),
+            RowPredicate::Eq(v) => write!(f, "value = {v}"),
+            RowPredicate::Mod { modulus, remainder } => write!(f, "value % {modulus} = {remainder}"),
         }
     }
 }
@@ -98,14 +98,14 @@ mod tests {
 
     #[test]
     fn predicates_match_like_sql() {
-        assert!(Predicate::Eq(30).matches(&Value::Int(30)));
-        assert!(!Predicate::Eq(30).matches(&Value::Int(31)));
-        let mod3 = Predicate::Mod { modulus: 3, remainder: 0 };
+        assert!(RowPredicate::Eq(30).matches(&Value::Int(30)));
+        assert!(!RowPredicate::Eq(30).matches(&Value::Int(31)));
+        let mod3 = RowPredicate::Mod { modulus: 3, remainder: 0 };
         assert!(mod3.matches(&Value::Int(9)));
         assert!(!mod3.matches(&Value::Int(10)));
         assert!(!mod3.matches(&Value::List(vec![3])));
-        assert!(!Predicate::Mod { modulus: 0, remainder: 0 }.matches(&Value::Int(0)));
-        assert!(Predicate::All.matches(&Value::Bytes(vec![])));
+        assert!(!RowPredicate::Mod { modulus: 0, remainder: 0 }.matches(&Value::Int(0)));
+        assert!(RowPredicate::All.matches(&Value::Bytes(vec![])));
         assert_eq!(mod3.to_string(), "value % 3 = 0");
     }
 }

@@ -13,7 +13,7 @@
 
 use crate::defect::Defect;
 use crate::lock_wait::TxnLock;
-use crate::snapshot::TxnId;
+use crate::snapshot::EngineTxnId;
 use crate::ssi::SxactShared;
 use crate::sync::{Arc, Mutex, MutexGuard, lock};
 use crate::value::Value;
@@ -22,7 +22,7 @@ use crate::value::Value;
 #[derive(Debug, Clone)]
 struct Committed {
     ts: u64,
-    creator: TxnId,
+    creator: EngineTxnId,
     serializable: bool,
     value: Option<Value>,
 }
@@ -37,7 +37,7 @@ struct Pending {
 }
 
 impl Pending {
-    fn creator(&self) -> TxnId {
+    fn creator(&self) -> EngineTxnId {
         self.lock.id()
     }
 }
@@ -49,7 +49,7 @@ pub(crate) enum WriteBlock {
     /// ends, then check again.
     Uncommitted(Arc<TxnLock>),
     /// Another transaction committed a version after the writer's snapshot (first committer wins).
-    CommittedAfterSnapshot(TxnId),
+    CommittedAfterSnapshot(EngineTxnId),
 }
 
 /// A key's version chain behind its own lock.
@@ -75,7 +75,7 @@ pub(crate) struct ChainState {
 
 impl ChainState {
     /// The value `me` sees at `snapshot`; `None` when the key is absent or deleted.
-    pub(crate) fn visible(&self, me: TxnId, snapshot: u64, defect: Option<Defect>) -> Option<&Value> {
+    pub(crate) fn visible(&self, me: EngineTxnId, snapshot: u64, defect: Option<Defect>) -> Option<&Value> {
         if let Some(own) = self.pending.iter().find(|p| p.creator() == me) {
             return own.value.as_ref();
         }
@@ -90,7 +90,7 @@ impl ChainState {
 
     /// Serializable transactions other than `me` whose versions of this key `me` cannot see at `snapshot`: each is
     /// the target of an rw-antidependency from `me` once `me` reads the key (Cahill et al. 2008, the read side).
-    pub(crate) fn invisible_writers(&self, me: TxnId, snapshot: u64) -> Vec<TxnId> {
+    pub(crate) fn invisible_writers(&self, me: EngineTxnId, snapshot: u64) -> Vec<EngineTxnId> {
         let uncommitted = self.pending.iter().filter(|p| p.creator() != me && p.serializable).map(|p| p.creator());
         let later = self.committed.iter().filter(|v| v.ts > snapshot && v.serializable).map(|v| v.creator);
         uncommitted.chain(later).collect()
@@ -103,7 +103,7 @@ impl ChainState {
     /// re-check.
     pub(crate) fn write_conflict_check(
         &self,
-        me: TxnId,
+        me: EngineTxnId,
         snapshot: Option<u64>,
         defect: Option<Defect>,
     ) -> Result<(), WriteBlock> {
@@ -132,13 +132,13 @@ impl ChainState {
     }
 
     /// Drops `me`'s uncommitted version (rollback).
-    pub(crate) fn remove_pending(&mut self, me: TxnId) {
+    pub(crate) fn remove_pending(&mut self, me: EngineTxnId) {
         self.pending.retain(|p| p.creator() != me);
     }
 
     /// Turns `me`'s uncommitted version into the newest committed one, at `ts`. Commits are installed in timestamp
     /// order under the commit lock, so pushing keeps `committed` sorted.
-    pub(crate) fn commit_pending(&mut self, me: TxnId, ts: u64) {
+    pub(crate) fn commit_pending(&mut self, me: EngineTxnId, ts: u64) {
         if let Some(at) = self.pending.iter().position(|p| p.creator() == me) {
             let p = self.pending.swap_remove(at);
             self.committed.push(Committed { ts, creator: p.creator(), serializable: p.serializable, value: p.value });
@@ -164,7 +164,7 @@ impl ChainState {
 
     /// The SIREAD lock holders other than `me` that were concurrent with a writer whose snapshot is `snapshot`:
     /// each is the source of an rw-antidependency into the writer (Cahill et al. 2008, the write side).
-    pub(crate) fn concurrent_readers(&self, me: TxnId, snapshot: u64) -> Vec<Arc<SxactShared>> {
+    pub(crate) fn concurrent_readers(&self, me: EngineTxnId, snapshot: u64) -> Vec<Arc<SxactShared>> {
         self.readers.iter().filter(|r| r.id != me && r.concurrent_with(snapshot)).cloned().collect()
     }
 
@@ -183,20 +183,20 @@ impl ChainState {
 mod tests {
     use super::*;
 
-    const T1: TxnId = TxnId(1);
-    const T2: TxnId = TxnId(2);
+    const T1: EngineTxnId = EngineTxnId(1);
+    const T2: EngineTxnId = EngineTxnId(2);
 
     fn int(i: i64) -> Option<Value> {
         Some(Value::Int(i))
     }
 
     /// A chain with `me`'s uncommitted `value`.
-    fn put(c: &mut ChainState, me: TxnId, value: Option<Value>) {
+    fn put(c: &mut ChainState, me: EngineTxnId, value: Option<Value>) {
         c.put_pending(&TxnLock::new(me), false, value);
     }
 
     /// What the write-write check tells `me`: `Ok`, the transaction to wait for, or the one that committed first.
-    fn check(c: &ChainState, me: TxnId, snapshot: Option<u64>, defect: Option<Defect>) -> Result<(), String> {
+    fn check(c: &ChainState, me: EngineTxnId, snapshot: Option<u64>, defect: Option<Defect>) -> Result<(), String> {
         c.write_conflict_check(me, snapshot, defect).map_err(|block| match block {
             WriteBlock::Uncommitted(holder) => format!("wait for {}", holder.id()),
             WriteBlock::CommittedAfterSnapshot(other) => format!("{other} committed first"),
@@ -210,9 +210,9 @@ mod tests {
         c.commit_pending(T1, 3);
         put(&mut c, T2, int(2));
         c.commit_pending(T2, 5);
-        assert_eq!(c.visible(TxnId(9), 2, None), None);
-        assert_eq!(c.visible(TxnId(9), 4, None), Some(&Value::Int(1)));
-        assert_eq!(c.visible(TxnId(9), 5, None), Some(&Value::Int(2)));
+        assert_eq!(c.visible(EngineTxnId(9), 2, None), None);
+        assert_eq!(c.visible(EngineTxnId(9), 4, None), Some(&Value::Int(1)));
+        assert_eq!(c.visible(EngineTxnId(9), 5, None), Some(&Value::Int(2)));
     }
 
     #[test]
@@ -251,8 +251,8 @@ mod tests {
     fn prune_keeps_what_the_horizon_can_see() {
         let mut c = ChainState::default();
         for ts in 1..=5 {
-            put(&mut c, TxnId(ts), int(ts as i64));
-            c.commit_pending(TxnId(ts), ts);
+            put(&mut c, EngineTxnId(ts), int(ts as i64));
+            c.commit_pending(EngineTxnId(ts), ts);
         }
         c.prune(3);
         assert_eq!(c.version_count(), 3);

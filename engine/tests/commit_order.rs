@@ -1,4 +1,4 @@
-//! The commit timestamps a session reports (`Session::last_commit_timestamp`) are the engine's commit order
+//! The commit timestamps a session reports (`EngineSession::last_commit_timestamp`) are the engine's commit order
 //! and the order each key's versions were installed in, which is what lets a history record them as the
 //! database's own commit order: a second writer that waited for the first commits after it and its value is
 //! the key's latest, with or without first-committer-wins; a commit that took no timestamp, or failed,

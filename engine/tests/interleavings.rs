@@ -9,7 +9,7 @@
 use crate::support::{
     blocks, committed, engine_with, int, is_deadlock, is_serialization_failure, is_write_conflict, k,
 };
-use engine::{Defect, Engine, EngineConfig, Error, Isolation, Key, Predicate, TxnId, Value};
+use engine::{Defect, Engine, EngineConfig, EngineTxnId, Error, Isolation, RowKey, RowPredicate, Value};
 
 use Isolation::{ReadCommitted as RC, Serializable as SER, SnapshotIsolation as SI};
 
@@ -388,7 +388,7 @@ fn ssi_off_defect_lets_the_read_only_anomaly_commit() {
     read_only_anomaly(&engine, SER, true).unwrap();
 }
 
-const MOD3: Predicate = Predicate::Mod { modulus: 3, remainder: 0 };
+const MOD3: RowPredicate = RowPredicate::Mod { modulus: 3, remainder: 0 };
 
 /// PMP, a predicate read phantom: T1 scans `value = 30` (nothing), T2 inserts a row with 30 and commits, T1 scans
 /// `value % 3 = 0`. PostgreSQL read committed sees the new row; repeatable read and serializable do not.
@@ -399,7 +399,7 @@ fn scan_phantom_appears_only_at_read_committed() {
         let (mut t1, mut t2) = (engine.session(), engine.session());
         t1.begin(level).unwrap();
         t2.begin(level).unwrap();
-        assert_eq!(t1.scan(.., Predicate::Eq(30)).unwrap(), vec![]);
+        assert_eq!(t1.scan(.., RowPredicate::Eq(30)).unwrap(), vec![]);
         t2.insert(3, 30).unwrap();
         t2.commit().unwrap();
         let rows = t1.scan(.., MOD3).unwrap();
@@ -415,7 +415,7 @@ fn predicate_write_skew(engine: &Engine, level: Isolation) -> Result<(), Error> 
     let (mut t1, mut t2) = (engine.session(), engine.session());
     t1.begin(level).unwrap();
     t2.begin(level).unwrap();
-    let range = Key::Int(0)..Key::Int(100);
+    let range = RowKey::Int(0)..RowKey::Int(100);
     assert_eq!(t1.scan(range.clone(), MOD3).unwrap(), vec![]);
     assert_eq!(t2.scan(range, MOD3).unwrap(), vec![]);
     t1.insert(3, 30).unwrap();
@@ -447,8 +447,8 @@ fn predicate_delete_write_skew_is_aborted_only_at_serializable() {
         t2.begin(level).unwrap();
         assert_eq!(t1.scan(.., MOD3).unwrap().len(), 2);
         assert_eq!(t2.scan(.., MOD3).unwrap().len(), 2);
-        assert_eq!(t1.delete_where(.., Predicate::Eq(3)).unwrap(), vec![k(1)]);
-        assert_eq!(t2.delete_where(.., Predicate::Eq(6)).unwrap(), vec![k(2)]);
+        assert_eq!(t1.delete_where(.., RowPredicate::Eq(3)).unwrap(), vec![k(1)]);
+        assert_eq!(t2.delete_where(.., RowPredicate::Eq(6)).unwrap(), vec![k(2)]);
         t1.commit().unwrap();
         let t2_commit = t2.commit();
         let aborted = level == SER && defect.is_none();
@@ -488,13 +488,13 @@ fn predicate_write_waits_and_rechecks_only_at_read_committed() {
         let (mut t1, mut t2) = (engine.session(), engine.session());
         t1.begin(level).unwrap();
         t2.begin(level).unwrap();
-        assert_eq!(t1.update_where(.., Predicate::All, 10).unwrap(), vec![(k(1), 10, 20), (k(2), 20, 30)]);
-        let delete = blocks(t2, &t1, |t2| t2.delete_where(.., Predicate::Eq(20)));
+        assert_eq!(t1.update_where(.., RowPredicate::All, 10).unwrap(), vec![(k(1), 10, 20), (k(2), 20, 30)]);
+        let delete = blocks(t2, &t1, |t2| t2.delete_where(.., RowPredicate::Eq(20)));
         t1.commit().unwrap();
         let (mut t2, deleted) = delete.finish();
         if level == RC {
             assert_eq!(deleted, Ok(vec![]), "row 2 no longer matches");
-            assert_eq!(t2.scan(.., Predicate::Eq(20)).unwrap(), vec![(k(1), Value::Int(20))]);
+            assert_eq!(t2.scan(.., RowPredicate::Eq(20)).unwrap(), vec![(k(1), Value::Int(20))]);
             t2.commit().unwrap();
         } else {
             assert!(is_write_conflict(&deleted), "{level}: {deleted:?}");
@@ -512,8 +512,8 @@ fn concurrent_increments_are_never_lost() {
         let (mut t1, mut t2) = (engine.session(), engine.session());
         t1.begin(level).unwrap();
         t2.begin(level).unwrap();
-        assert_eq!(t1.update_where(.., Predicate::All, 1).unwrap(), vec![(k(1), 10, 11)]);
-        let second = blocks(t2, &t1, |t2| t2.update_where(.., Predicate::All, 1));
+        assert_eq!(t1.update_where(.., RowPredicate::All, 1).unwrap(), vec![(k(1), 10, 11)]);
+        let second = blocks(t2, &t1, |t2| t2.update_where(.., RowPredicate::All, 1));
         t1.commit().unwrap();
         let (mut t2, second) = second.finish();
         if level == RC {
@@ -540,7 +540,7 @@ fn a_deadlock_fails_one_transaction_and_the_other_proceeds() {
         t2.begin(level).unwrap();
         t1.write(1, 11).unwrap();
         t2.write(2, 22).unwrap();
-        let (id1, id2): (TxnId, TxnId) = (t1.txn_id().unwrap(), t2.txn_id().unwrap());
+        let (id1, id2): (EngineTxnId, EngineTxnId) = (t1.txn_id().unwrap(), t2.txn_id().unwrap());
         let first = blocks(t1, &t2, |t1| t1.write(2, 21));
         let second = t2.write(1, 12);
         assert_eq!(second, Err(Error::Deadlock { key: k(1), cycle: vec![id2, id1] }), "{level}");

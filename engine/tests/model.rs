@@ -16,7 +16,10 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use engine::{Defect, Engine, Error, Isolation, Key, Predicate, Session, SessionHandle, Stats, TxnId, Value};
+use engine::{
+    Defect, Engine, EngineSession, EngineStats, EngineTxnId, Error, Isolation, RowKey, RowPredicate, SessionHandle,
+    Value,
+};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 
@@ -32,7 +35,7 @@ enum Op {
     Write(i64),
     Append(i64),
     Delete(i64),
-    Scan(Predicate),
+    Scan(RowPredicate),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -40,7 +43,7 @@ enum Outcome {
     Read(Option<Value>),
     Done,
     Deleted(bool),
-    Rows(Vec<(Key, Value)>),
+    Rows(Vec<(RowKey, Value)>),
 }
 
 #[derive(Debug, Clone)]
@@ -63,7 +66,8 @@ fn op_strategy() -> impl Strategy<Value = Op> {
         1 => REGISTERS.prop_map(Op::Delete),
         2 => LISTS.prop_map(Op::Append),
         1 => LISTS.prop_map(Op::Read),
-        1 => prop_oneof![Just(Predicate::All), Just(Predicate::Mod { modulus: 2, remainder: 0 })].prop_map(Op::Scan),
+        1 => prop_oneof![Just(RowPredicate::All), Just(RowPredicate::Mod { modulus: 2, remainder: 0 })]
+            .prop_map(Op::Scan),
     ]
 }
 
@@ -96,24 +100,24 @@ enum Cmd {
 
 /// What a session's thread answers.
 enum Reply {
-    Begun(TxnId),
+    Begun(EngineTxnId),
     Op(Result<Outcome, Error>),
     Ended(Result<(), Error>),
 }
 
 /// Runs one statement.
-fn execute(session: &mut Session, op: &Op, unique: i64) -> Result<Outcome, Error> {
+fn execute(session: &mut EngineSession, op: &Op, unique: i64) -> Result<Outcome, Error> {
     match op {
-        Op::Read(k) => session.read(&Key::Int(*k)).map(Outcome::Read),
+        Op::Read(k) => session.read(&RowKey::Int(*k)).map(Outcome::Read),
         Op::Write(k) => session.write(*k, unique).map(|()| Outcome::Done),
         Op::Append(k) => session.append(*k, unique).map(|()| Outcome::Done),
-        Op::Delete(k) => session.delete(&Key::Int(*k)).map(Outcome::Deleted),
-        Op::Scan(p) => session.scan(Key::Int(REGISTERS.start)..Key::Int(REGISTERS.end), *p).map(Outcome::Rows),
+        Op::Delete(k) => session.delete(&RowKey::Int(*k)).map(Outcome::Deleted),
+        Op::Scan(p) => session.scan(RowKey::Int(REGISTERS.start)..RowKey::Int(REGISTERS.end), *p).map(Outcome::Rows),
     }
 }
 
 /// A session's thread: runs each command it is sent and answers.
-fn serve(mut session: Session, cmds: Receiver<Cmd>, replies: Sender<Reply>) {
+fn serve(mut session: EngineSession, cmds: Receiver<Cmd>, replies: Sender<Reply>) {
     for cmd in cmds {
         let reply = match cmd {
             Cmd::Begin(level) => {
@@ -147,7 +151,7 @@ struct Client {
     txn: usize,
     op: usize,
     /// The running transaction, once begun.
-    running: Option<TxnId>,
+    running: Option<EngineTxnId>,
     log: Vec<(Op, Value, Outcome)>,
     in_flight: Option<InFlight>,
 }
@@ -312,7 +316,11 @@ fn replay(state: &mut Reference, txn: &Committed) -> bool {
             }
             Op::Delete(k) => Outcome::Deleted(state.remove(k).is_some()),
             Op::Scan(p) => Outcome::Rows(
-                state.range(REGISTERS).filter(|(_, v)| p.matches(v)).map(|(k, v)| (Key::Int(*k), v.clone())).collect(),
+                state
+                    .range(REGISTERS)
+                    .filter(|(_, v)| p.matches(v))
+                    .map(|(k, v)| (RowKey::Int(*k), v.clone()))
+                    .collect(),
             ),
         };
         if &expected != outcome {
@@ -347,19 +355,19 @@ fn serial_order(txns: &[Committed], used: &mut Vec<bool>, state: &Reference, fin
 fn final_state(engine: &Engine) -> Reference {
     let mut s = engine.session();
     s.begin(Isolation::SnapshotIsolation).expect("begin");
-    let state = REGISTERS.chain(LISTS).filter_map(|k| s.read(&Key::Int(k)).expect("read").map(|v| (k, v))).collect();
+    let state = REGISTERS.chain(LISTS).filter_map(|k| s.read(&RowKey::Int(k)).expect("read").map(|v| (k, v))).collect();
     s.commit().expect("commit");
     state
 }
 
 /// Runs `schedule` on a fresh engine and checks that its committed transactions are serializable; adds the
 /// engine's counts to `stats`.
-fn check(schedule: &Schedule, defect: Option<Defect>, stats: &Cell<Stats>) -> Result<(), TestCaseError> {
+fn check(schedule: &Schedule, defect: Option<Defect>, stats: &Cell<EngineStats>) -> Result<(), TestCaseError> {
     let engine = Engine::with_defect(defect);
     let committed = run(&engine, schedule, Isolation::Serializable);
     let end = final_state(&engine);
     let (seen, now) = (stats.get(), engine.stats());
-    stats.set(Stats {
+    stats.set(EngineStats {
         lock_waits: seen.lock_waits + now.lock_waits,
         deadlocks: seen.deadlocks + now.deadlocks,
         ..seen
@@ -386,7 +394,7 @@ fn config(cases: u32, seed: u64) -> Config {
 #[test]
 fn serializable_schedules_are_equivalent_to_a_serial_order() {
     let mut runner = TestRunner::new(config(2000, 0x150c4ec));
-    let stats = Cell::new(Stats::default());
+    let stats = Cell::new(EngineStats::default());
     if let Err(e) = runner.run(&schedule_strategy(), |schedule| check(&schedule, None, &stats)) {
         panic!("{e}");
     }

@@ -12,7 +12,7 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use engine::{Defect, Engine, EngineConfig, Error, Isolation, Key, Value};
+use engine::{Defect, Engine, EngineConfig, Error, Isolation, RowKey, Value};
 use support::{int, k};
 
 const HOLD: Duration = Duration::from_millis(100);
@@ -401,7 +401,7 @@ fn killing_sessions_under_load_leaves_the_engine_consistent() {
                 loop {
                     let result = s
                         .begin(Isolation::Serializable)
-                        .and_then(|()| s.append(Key::Int(1), 1))
+                        .and_then(|()| s.append(RowKey::Int(1), 1))
                         .and_then(|()| s.read(&k(0)))
                         .and_then(|_| s.commit());
                     match result {
@@ -431,7 +431,7 @@ fn killing_sessions_under_load_leaves_the_engine_consistent() {
 fn engine_and_sessions_are_send_and_sync_where_needed() {
     fn send<T: Send>() {}
     fn sync<T: Sync>() {}
-    send::<engine::Session>();
+    send::<engine::EngineSession>();
     send::<engine::SessionHandle>();
     sync::<Engine>();
     send::<Engine>();

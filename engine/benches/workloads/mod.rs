@@ -7,7 +7,7 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use engine::{Engine, Error, Isolation, Key, Value};
+use engine::{Engine, Error, Isolation, RowKey, Value};
 pub use generators::SplitMix64;
 
 /// YCSB's Zipfian generator (Gray et al. 1994, "Quickly generating billion-record synthetic databases"), with
@@ -107,7 +107,7 @@ pub fn bank(engine: &Engine, level: Isolation, clients: usize, txns: usize, seed
                         s.begin(level)?;
                         let mut balances = Vec::with_capacity(5);
                         for a in 0..5 {
-                            balances.push(match s.read(&Key::Int(a))? {
+                            balances.push(match s.read(&RowKey::Int(a))? {
                                 Some(Value::Int(b)) => b,
                                 _ => 0,
                             });
@@ -134,7 +134,7 @@ pub fn bank(engine: &Engine, level: Isolation, clients: usize, txns: usize, seed
     let mut check = engine.session();
     check.begin(Isolation::Serializable).expect("begin");
     let final_total = (0..5)
-        .map(|a| match check.read(&Key::Int(a)) {
+        .map(|a| match check.read(&RowKey::Int(a)) {
             Ok(Some(Value::Int(b))) => b,
             _ => 0,
         })
@@ -159,8 +159,8 @@ pub struct Ycsb {
 }
 
 impl Ycsb {
-    pub fn key(n: u64) -> Key {
-        Key::Str(format!("user{n:06}"))
+    pub fn key(n: u64) -> RowKey {
+        RowKey::Str(format!("user{n:06}"))
     }
 
     /// Loads the records.

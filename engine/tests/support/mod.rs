@@ -6,11 +6,11 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use engine::{Defect, Engine, Error, Isolation, Key, Session, SessionHandle, Value};
+use engine::{Defect, Engine, EngineSession, Error, Isolation, RowKey, SessionHandle, Value};
 
 /// Integer key `i`.
-pub fn k(i: i64) -> Key {
-    Key::Int(i)
+pub fn k(i: i64) -> RowKey {
+    RowKey::Int(i)
 }
 
 /// `Some(Value::Int(i))`, what a read of an integer register returns.
@@ -65,15 +65,15 @@ const PATIENCE: Duration = Duration::from_secs(5);
 /// A statement that blocked: it runs on its own thread, with its session, until the transaction it waits for ends.
 pub struct Blocked<T> {
     handle: SessionHandle,
-    done: mpsc::Receiver<(Session, Result<T, Error>)>,
+    done: mpsc::Receiver<(EngineSession, Result<T, Error>)>,
 }
 
 /// Runs `statement` on `session` on a new thread and returns once the engine reports it waiting for `holder`'s
 /// transaction, as a scripted step that blocks. Panics if the statement returns instead, or waits for another.
 pub fn blocks<T: Send + std::fmt::Debug + 'static>(
-    mut session: Session,
-    holder: &Session,
-    statement: impl FnOnce(&mut Session) -> Result<T, Error> + Send + 'static,
+    mut session: EngineSession,
+    holder: &EngineSession,
+    statement: impl FnOnce(&mut EngineSession) -> Result<T, Error> + Send + 'static,
 ) -> Blocked<T> {
     let holder = holder.txn_id().expect("the holder runs a transaction");
     let handle = session.handle();
@@ -108,7 +108,7 @@ impl<T> Blocked<T> {
 
     /// Waits for the statement to return (the transaction it waited for has ended); gives back the session and
     /// the statement's result.
-    pub fn finish(self) -> (Session, Result<T, Error>) {
+    pub fn finish(self) -> (EngineSession, Result<T, Error>) {
         self.done.recv_timeout(PATIENCE).expect("the statement is still blocked")
     }
 }
