@@ -34,3 +34,4 @@ mod serial_register_property;
 mod server_tests;
 mod shrink;
 mod snapshots;
+mod type_names;
