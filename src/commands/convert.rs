@@ -10,7 +10,7 @@ use crate::cli::ConvertArgs;
 use crate::exit;
 
 pub fn run(args: &ConvertArgs) -> anyhow::Result<u8> {
-    let (history, source) = super::check::read_history(&args.file)?;
+    let (history, source) = super::checking::read_history(&args.file)?;
     let format = args.to.format();
     match &args.out {
         Some(path) => {

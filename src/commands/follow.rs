@@ -39,7 +39,8 @@ fn follow(args: &CheckArgs, settings: &FollowSettings) -> anyhow::Result<()> {
     let path = &settings.path;
     let source = path.display().to_string();
     let mut file = std::fs::File::open(path).with_context(|| format!("{source}: cannot open the history to follow"))?;
-    let check_options = super::check::options(&args.check)?.with_workload(args.workload.map(super::check::workload));
+    let check_options =
+        super::checking::options(&args.check)?.with_workload(args.workload.map(super::checking::workload));
     let mut online = Online::new(check_options);
     let mut growing = Growing::new();
     let mut format = settings.format;

@@ -2,6 +2,7 @@
 //! means bad input or usage (exit 2).
 
 mod check;
+mod checking;
 mod cluster;
 mod compare;
 mod convert;

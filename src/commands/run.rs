@@ -119,7 +119,7 @@ pub fn execute(
     if !args.nemesis.is_empty() && !anomalies.iter().any(|a| a == "lost") {
         anomalies.push("lost".to_string());
     }
-    let options = Options::new(&models, &anomalies)?.with_inference(super::check::inference(&args.check));
+    let options = Options::new(&models, &anomalies)?.with_inference(super::checking::inference(&args.check));
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let history_path = out_dir.join("history.jsonl");
     let online = args.online.then(|| online_config(args, &options, &history_path));
@@ -195,7 +195,7 @@ pub fn execute(
         report = report.with_shrunk(shrunk);
     }
     if progress {
-        super::check::write_report(out_dir, &report, &args.report)?;
+        super::checking::write_report(out_dir, &report, &args.report)?;
     } else {
         let options = findings::OutOptions { graphviz: args.report.graphviz, ..Default::default() };
         findings::write_report(out_dir, &report, &options)

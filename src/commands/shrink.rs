@@ -15,8 +15,8 @@ use crate::cli::{OutputFormat, ShrinkArgs};
 use crate::exit;
 
 pub fn run(args: &ShrinkArgs) -> anyhow::Result<u8> {
-    let (history, source) = super::check::read_history(&args.file)?;
-    let options = super::check::options(&args.check)?.with_workload(args.workload.map(super::check::workload));
+    let (history, source) = super::checking::read_history(&args.file)?;
+    let options = super::checking::options(&args.check)?.with_workload(args.workload.map(super::checking::workload));
     let shrunk = match shrink(&history, &options, &args.check.anomalies, &source)? {
         Some(shrunk) => shrunk,
         None => {
@@ -54,7 +54,7 @@ pub fn shrink(history: &History, options: &Options, wanted: &[String], source: &
             Ok(Some(shrunk))
         }
         Err(ShrinkError::NotShown { .. }) if wanted.is_empty() => Ok(None),
-        Err(ShrinkError::Check(e)) => Err(super::check::located(e, source)),
+        Err(ShrinkError::Check(e)) => Err(super::checking::located(e, source)),
         Err(e) => Err(anyhow::anyhow!("{source}: {e}")),
     }
 }
