@@ -5,39 +5,12 @@
 //! anti-dependency on a pivot, the pivot one on `T_out`, and `T_out` precedes `T_in` by dependencies
 //! that are not anti-dependencies (`T_in` saw `T_out`'s effects, the pivot missed them, and `T_in`
 //! missed the pivot's). This module owns the recognition, from the cycle's steps and its transactions
-//! as recorded; the cycle's class is `cycle_class`'s, and the sentence a person reads is the `findings`
+//! as recorded; the [`Shape`] type is the result's (`result.rs`); the cycle's class is `cycle_class`'s, and the sentence a person reads is the `findings`
 //! crate's.
 
 use histories::{Mop, OpType};
-use serde::Serialize;
 
-use crate::result::{Step, TxnView};
-
-/// A named shape of a cycle, with the transactions (by index) in its roles.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "name", rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum Shape {
-    /// Fekete, O'Neil and O'Neil's read-only anomaly: `read_only -rw-> pivot -rw-> t_out`, and `t_out`
-    /// precedes `read_only` by the cycle's other steps, none of them anti-dependencies.
-    ReadOnlyAnomaly {
-        /// `T_in`: committed, and wrote nothing.
-        read_only: u64,
-        /// The pivot: anti-dependencies in and out.
-        pivot: u64,
-        /// `T_out`: the pivot missed its write, and the read-only transaction saw its effects.
-        t_out: u64,
-    },
-}
-
-impl Shape {
-    /// The shape's name, as the result JSON writes it.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Shape::ReadOnlyAnomaly { .. } => "read-only-anomaly",
-        }
-    }
-}
+use crate::result::{Shape, Step, TxnView};
 
 /// The named shape of a cycle, if it has one. `steps[i]` goes from `steps[i].from` to `steps[i].to`,
 /// and the last step returns to the first transaction; `ops` are the cycle's transactions as recorded.

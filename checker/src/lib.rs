@@ -94,12 +94,11 @@ pub mod weak_levels;
 mod workload;
 
 pub use check::check;
-pub use cycle_shape::Shape;
 pub use error::CheckError;
 pub use kind::{Kind, Kinds};
 pub use online::{Online, StandingAnomaly};
 pub use options::{Inference, Options, Workload};
 pub use result::{
-    Anomaly, Case, CheckResult, Checked, Cycle, Flag, Invariant, MissingRealtime, Stats, Step, TxnView, Validity,
-    Witness,
+    Anomaly, Case, CheckResult, Checked, Cycle, Flag, Invariant, MissingRealtime, Shape, Stats, Step, TxnView,
+    Validity, Witness,
 };

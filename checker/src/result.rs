@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use histories::{Key, Mop, OpType, Rows};
 use serde::{Serialize, Serializer};
 
-use crate::cycle_shape::Shape;
 use crate::kind::Kind;
 
 /// The verdict.
@@ -238,6 +237,32 @@ impl Anomaly {
         match self {
             Anomaly::Cycle(c) => &c.ops,
             Anomaly::Case(c) => &c.ops,
+        }
+    }
+}
+
+/// A named shape of a cycle, with the transactions (by index) in its roles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "name", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Shape {
+    /// Fekete, O'Neil and O'Neil's read-only anomaly: `read_only -rw-> pivot -rw-> t_out`, and `t_out`
+    /// precedes `read_only` by the cycle's other steps, none of them anti-dependencies.
+    ReadOnlyAnomaly {
+        /// `T_in`: committed, and wrote nothing.
+        read_only: u64,
+        /// The pivot: anti-dependencies in and out.
+        pivot: u64,
+        /// `T_out`: the pivot missed its write, and the read-only transaction saw its effects.
+        t_out: u64,
+    },
+}
+
+impl Shape {
+    /// The shape's name, as the result JSON writes it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Shape::ReadOnlyAnomaly { .. } => "read-only-anomaly",
         }
     }
 }
