@@ -54,7 +54,17 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let index = index?;
             let dependencies = dependencies(|| index.edges(&txns));
             let ((cases, weak), built) = rayon::join(
-                || rayon::join(|| index.cases(&txns), || weak_levels::cases(&txns, workload, options)),
+                || {
+                    rayon::join(
+                        || {
+                            let phase = Phase::start();
+                            let cases = index.cases(&txns);
+                            phase.done("inference's anomalies without cycles");
+                            cases
+                        },
+                        || weak_levels::cases(&txns, workload, options).map(|(cases, _)| cases),
+                    )
+                },
                 || Built::new(&txns, dependencies, order, alone),
             );
             let mut cases = cases;
@@ -77,13 +87,29 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
         }
         Workload::RwRegister => {
             workload::refuse_init(history, workload)?;
+            if alone {
+                let order = order_edges(&txns, options);
+                if !order.edges.is_empty() {
+                    return weak_levels_alone(history, &txns, workload, order, options);
+                }
+            }
             let (index, order) =
                 rayon::join(|| rw_register::Index::new(&txns, options.inference()), || order_edges(&txns, options));
             phase.done("rw-register index, beside the process or real-time order");
             let index = index?;
             let dependencies = dependencies(|| index.edges());
             let ((cases, weak), built) = rayon::join(
-                || rayon::join(|| index.cases(&txns), || weak_levels::cases(&txns, workload, options)),
+                || {
+                    rayon::join(
+                        || {
+                            let phase = Phase::start();
+                            let cases = index.cases(&txns);
+                            phase.done("inference's anomalies without cycles");
+                            cases
+                        },
+                        || weak_levels::cases(&txns, workload, options).map(|(cases, _)| cases),
+                    )
+                },
                 || Built::new(&txns, dependencies, order, alone),
             );
             let mut cases = cases;
@@ -123,6 +149,45 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let explainer = ClosedPredicateExplainer::new(&index, &txns);
             Ok(conclude(history, &txns, workload, found, &explainer, None, options))
         }
+    }
+}
+
+/// The check of an rw-register history when the weak levels decide alone (`weak_levels::decide_alone`)
+/// and the process order already gives the graph a dependency, so that it is not empty: neither
+/// inference nor a graph. What inference finds without a graph (aborted or intermediate reads, versions
+/// in a cycle, ...) is no more needed than its cycles: a history the weak levels pass has a commit order
+/// satisfying each model asked for, and inference, making no assumption, only proves what every such
+/// order shows. The report counts the keys but no version order, as none was inferred.
+fn weak_levels_alone(
+    history: &History,
+    txns: &Txns<'_>,
+    workload: Workload,
+    order: OrderEdges,
+    options: &Options,
+) -> Result<CheckResult, CheckError> {
+    let phase = Phase::start();
+    let (mut cases, keys) = weak_levels::cases(txns, workload, options)?;
+    final_reads::add_cases(txns, &mut cases);
+    phase.done("weak levels alone: no inference, no graph");
+    let found = Found {
+        built: Built::new(txns, EdgeList::new(), order, true),
+        cases,
+        deferred: BTreeMap::new(),
+        keys,
+        ordered_keys: 0,
+        blind_spots: Vec::new(),
+        commit_ordered: 0,
+        numbered_writes: 0,
+    };
+    Ok(conclude(history, txns, workload, found, &NoDependencies, None, options))
+}
+
+/// Explains no dependency: for a check that inferred none.
+struct NoDependencies;
+
+impl DataExplainer for NoDependencies {
+    fn explain(&self, _: TxnId, _: TxnId, _: Kind) -> Option<(Option<histories::Key>, String)> {
+        None
     }
 }
 

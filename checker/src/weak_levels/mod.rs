@@ -90,10 +90,11 @@ fn find(txns: &Txns<'_>, obs: &Observations<'_>, strongest: Level) -> (Cases, Op
 /// (the saturation is exact: `checker/tests/weak_levels/oracle*.rs`), hence, by the model lattice
 /// (`consistency_model`: `read-committed-cerone` implies `strong-session-read-committed`, whose commit
 /// order is a version order and contains session order and write-read), no cycle of inferred
-/// dependencies that those models prohibit; the inference made without assumptions only draws what every
-/// such commit order contains. A history it fails breaks a model asked for whatever else is found. The
-/// anomalies the workload's analysis finds without a graph (aborted reads, ...) are still looked for, and
-/// a graph with no dependency still makes the verdict unknown, as in a full check
+/// dependencies that those models prohibit, nor any other anomaly inference proves (aborted reads,
+/// versions in a cycle, ...): the inference made without assumptions only draws what every such commit
+/// order shows. A history it fails breaks a model asked for whatever else is found. So inference is not
+/// run either, but where it must tell whether the graph has any dependency (no process ran two
+/// transactions): a graph with none makes the verdict unknown, as in a full check
 /// (`checker/tests/weak_levels/shortcut.rs` holds the two to the same verdicts).
 ///
 /// Only rw-register histories take the shortcut. A list read after the transaction's own append shows the
@@ -110,15 +111,20 @@ pub(crate) fn decide_alone(options: &Options, workload: Workload) -> bool {
         && options.models().iter().all(weak)
 }
 
-/// The cases of the levels the options ask for (rw-register and list-append; none for other workloads).
-pub(crate) fn cases(txns: &Txns<'_>, workload: Workload, options: &Options) -> Result<Cases, CheckError> {
-    let Some(strongest) = level_asked(options) else { return Ok(Cases::new()) };
+/// The cases of the levels the options ask for (rw-register and list-append; none for other workloads),
+/// and how many keys the history has (0 when no level is asked for).
+pub(crate) fn cases(txns: &Txns<'_>, workload: Workload, options: &Options) -> Result<(Cases, usize), CheckError> {
+    let Some(strongest) = level_asked(options) else { return Ok((Cases::new(), 0)) };
+    let phase = crate::phase::Phase::start();
     let obs = match workload {
         Workload::RwRegister => Observations::of_registers(txns)?,
         Workload::ListAppend => Observations::of_lists(txns)?,
-        Workload::ClosedPredicate => return Ok(Cases::new()),
+        Workload::ClosedPredicate => return Ok((Cases::new(), 0)),
     };
-    Ok(find(txns, &obs, strongest).0)
+    phase.done("weak levels: observations");
+    let cases = find(txns, &obs, strongest).0;
+    phase.done("weak levels: saturation and explanations");
+    Ok((cases, obs.keys.len()))
 }
 
 /// Adds the weak levels' `found` cases to the workload's `cases`. A name the workload's own analysis
