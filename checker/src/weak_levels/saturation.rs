@@ -457,10 +457,10 @@ pub(crate) fn pattern(cycle: &[Edge]) -> &'static str {
 /// edges, named better as what they are).
 pub(crate) fn analyse(obs: &Observations<'_>, strongest: Level) -> Found {
     let n = obs.len();
-    let causal = causal_edges(obs);
-    if holds(obs, strongest, &causal) {
+    if holds(obs, strongest, causal_edges(obs)) {
         return Found::Nothing;
     }
+    let causal = causal_edges(obs);
     let order = match topological(n, &causal) {
         Ok(order) => order,
         Err(left) => {
@@ -501,16 +501,16 @@ pub(crate) fn analyse(obs: &Observations<'_>, strongest: Level) -> Found {
 /// non-repeatable read, so a history the strongest level asked for passes passes every weaker one:
 /// [`analyse`] decides that first, and goes through the levels one by one, weakest first, only when it
 /// fails.
-fn holds(obs: &Observations<'_>, level: Level, causal: &[Edge]) -> bool {
+fn holds(obs: &Observations<'_>, level: Level, causal: Vec<Edge>) -> bool {
     let n = obs.len();
     let order = match level {
-        Level::Causal => match topological(n, causal) {
+        Level::Causal => match topological(n, &causal) {
             Ok(order) => order,
             Err(_) => return false,
         },
         _ => Vec::new(),
     };
-    let mut edges = causal.to_vec();
+    let mut edges = causal;
     edges.extend(obs.ww.iter().map(|&(from, to, key, shown)| Edge { from, to, kind: EdgeKind::Version(key, shown) }));
     edges.extend(forced(obs, level, &order, false).into_iter().map(|f| Edge {
         from: f.from,
