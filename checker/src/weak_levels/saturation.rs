@@ -247,25 +247,37 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node], reaso
                     }
                     mine[s] = mine[s].max(at + 1);
                     uses[p as usize] -= 1;
-                    if uses[p as usize] == 0 {
-                        clock[p as usize] = Vec::new();
-                    }
                 };
+                let mut joined: Vec<Node> = Vec::new();
                 if p3 > 0 {
-                    join(obs.sessions[s3][p3 as usize - 1], &mut mine);
+                    joined.push(obs.sessions[s3][p3 as usize - 1]);
                 }
                 for r in &obs.reads[t3 as usize] {
-                    for from in obs.saw(r).filter(|&f| f != INIT) {
-                        join(from, &mut mine);
-                    }
+                    joined.extend(obs.saw(r).filter(|&f| f != INIT));
+                }
+                for &p in &joined {
+                    join(p, &mut mine);
                 }
                 for (i, r) in obs.reads[t3 as usize].iter().enumerate() {
+                    // A writer already in the causal past of the writer read from adds no order: the edge
+                    // is left out (causal order has it), so the edges stay few on a consistent history.
+                    let past: &[u32] = if r.from == INIT { &[] } else { &clock[r.from as usize] };
                     for (s, &upto) in mine.iter().enumerate() {
                         let Some(places) = writers.get(&(s as u32, r.key)) else { continue };
                         let before = places.partition_point(|&p| p < upto);
                         if before > 0 {
-                            push(obs.sessions[s][places[before - 1] as usize], r.from, t3, i);
+                            let place = places[before - 1];
+                            if past.get(s).is_some_and(|&c| c > place) {
+                                continue;
+                            }
+                            push(obs.sessions[s][place as usize], r.from, t3, i);
                         }
+                    }
+                }
+                // A clock is dropped once the last transaction that needs it has read it.
+                for p in joined {
+                    if uses[p as usize] == 0 {
+                        clock[p as usize] = Vec::new();
                     }
                 }
                 if uses[t3 as usize] > 0 {
