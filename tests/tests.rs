@@ -8,6 +8,7 @@ mod util;
 mod allocator;
 mod check_command;
 mod check_follow;
+mod check_plume;
 mod check_registers;
 mod compare;
 mod convert;

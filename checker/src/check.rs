@@ -44,6 +44,8 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
     );
     let workload = workload?;
     phase.done("workload, beside the transactions");
+    // When the weak levels' exact check decides alone, no graph is built (see `weak_levels::decide_alone`).
+    let alone = weak_levels::decide_alone(options, workload);
     match workload {
         Workload::ListAppend => {
             // The order needs only the transactions' times: it is built beside the index.
@@ -51,13 +53,28 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             phase.done("list-append index, beside the process or real-time order");
             let index = index?;
             let dependencies = dependencies(|| index.edges(&txns));
-            let (mut cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
-            weak_levels::add_cases(&txns, workload, options, &mut cases)?;
+            let ((cases, weak), built) = rayon::join(
+                || {
+                    rayon::join(
+                        || {
+                            let phase = Phase::start();
+                            let cases = index.cases(&txns);
+                            phase.done("inference's anomalies without cycles");
+                            cases
+                        },
+                        || weak_levels::cases(&txns, workload, options).map(|(cases, _)| cases),
+                    )
+                },
+                || Built::new(&txns, dependencies, order, alone),
+            );
+            let mut cases = cases;
+            let deferred = weak_levels::merge(weak?, &mut cases, alone);
             final_reads::add_cases(&txns, &mut cases);
             phase.done("list-append anomalies without cycles, beside the graph and its components");
             let found = Found {
                 built,
                 cases,
+                deferred,
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: Vec::new(),
@@ -70,19 +87,40 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
         }
         Workload::RwRegister => {
             workload::refuse_init(history, workload)?;
+            if alone {
+                let order = order_edges(&txns, options);
+                if !order.edges.is_empty() {
+                    return weak_levels_alone(history, &txns, workload, order, options);
+                }
+            }
             let (index, order) =
                 rayon::join(|| rw_register::Index::new(&txns, options.inference()), || order_edges(&txns, options));
             phase.done("rw-register index, beside the process or real-time order");
             let index = index?;
             let dependencies = dependencies(|| index.edges());
-            let (mut cases, built) = rayon::join(|| index.cases(&txns), || Built::new(&txns, dependencies, order));
-            weak_levels::add_cases(&txns, workload, options, &mut cases)?;
+            let ((cases, weak), built) = rayon::join(
+                || {
+                    rayon::join(
+                        || {
+                            let phase = Phase::start();
+                            let cases = index.cases(&txns);
+                            phase.done("inference's anomalies without cycles");
+                            cases
+                        },
+                        || weak_levels::cases(&txns, workload, options).map(|(cases, _)| cases),
+                    )
+                },
+                || Built::new(&txns, dependencies, order, alone),
+            );
+            let mut cases = cases;
+            let deferred = weak_levels::merge(weak?, &mut cases, alone);
             final_reads::add_cases(&txns, &mut cases);
             phase.done("rw-register anomalies without cycles, beside the graph and its components");
             let unordered = index.unordered_writes();
             let found = Found {
                 built,
                 cases,
+                deferred,
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: index.blind_spots().into_iter().filter(|s| Some(s) != unordered.as_ref()).collect(),
@@ -99,8 +137,9 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let index = closed_predicate::Index::new(&txns)?;
             let order = order_edges(&txns, options);
             let found = Found {
-                built: Built::new(&txns, dependencies(|| index.edges(&txns)), order),
+                built: Built::new(&txns, dependencies(|| index.edges(&txns)), order, false),
                 cases: index.cases(&txns),
+                deferred: BTreeMap::new(),
                 keys: index.key_count(),
                 ordered_keys: index.ordered_key_count(),
                 blind_spots: index.blind_spots(),
@@ -110,6 +149,45 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             let explainer = ClosedPredicateExplainer::new(&index, &txns);
             Ok(conclude(history, &txns, workload, found, &explainer, None, options))
         }
+    }
+}
+
+/// The check of an rw-register history when the weak levels decide alone (`weak_levels::decide_alone`)
+/// and the process order already gives the graph a dependency, so that it is not empty: neither
+/// inference nor a graph. What inference finds without a graph (aborted or intermediate reads, versions
+/// in a cycle, ...) is no more needed than its cycles: a history the weak levels pass has a commit order
+/// satisfying each model asked for, and inference, making no assumption, only proves what every such
+/// order shows. The report counts the keys but no version order, as none was inferred.
+fn weak_levels_alone(
+    history: &History,
+    txns: &Txns<'_>,
+    workload: Workload,
+    order: OrderEdges,
+    options: &Options,
+) -> Result<CheckResult, CheckError> {
+    let phase = Phase::start();
+    let (mut cases, keys) = weak_levels::cases(txns, workload, options)?;
+    final_reads::add_cases(txns, &mut cases);
+    phase.done("weak levels alone: no inference, no graph");
+    let found = Found {
+        built: Built::new(txns, EdgeList::new(), order, true),
+        cases,
+        deferred: BTreeMap::new(),
+        keys,
+        ordered_keys: 0,
+        blind_spots: Vec::new(),
+        commit_ordered: 0,
+        numbered_writes: 0,
+    };
+    Ok(conclude(history, txns, workload, found, &NoDependencies, None, options))
+}
+
+/// Explains no dependency: for a check that inferred none.
+struct NoDependencies;
+
+impl DataExplainer for NoDependencies {
+    fn explain(&self, _: TxnId, _: TxnId, _: Kind) -> Option<(Option<histories::Key>, String)> {
+        None
     }
 }
 
@@ -125,6 +203,8 @@ struct Exact<'a> {
 struct Found {
     built: Built,
     cases: BTreeMap<&'static str, Vec<Case>>,
+    /// Cases to add where the cycle search finds no cycle of their name (`weak_levels::merge`).
+    deferred: BTreeMap<&'static str, Vec<Case>>,
     keys: usize,
     ordered_keys: usize,
     blind_spots: Vec<String>,
@@ -145,24 +225,24 @@ fn conclude(
     exact: Option<Exact<'_>>,
     options: &Options,
 ) -> CheckResult {
-    let Found { built, cases, keys, ordered_keys, blind_spots, commit_ordered, numbered_writes } = found;
-    let Built { graph, order } = built;
-    let components = graph.cyclic_components();
+    let Found { built, cases, deferred, keys, ordered_keys, blind_spots, commit_ordered, numbered_writes } = found;
+    let Built { graph, order, empty, edges } = built;
+    let components = graph.as_ref().map_or(&[][..], DepGraph::cyclic_components);
     let mut found: BTreeMap<String, Vec<Anomaly>> = cases
         .into_iter()
         .map(|(name, cases)| (name.to_string(), cases.into_iter().map(Anomaly::Case).collect()))
         .collect();
     let phase = Phase::start();
-    if graph.is_empty() {
+    if empty {
         let text = "no transaction depends on any other: without dependencies there is nothing to check".to_string();
         found.insert("empty-transaction-graph".into(), vec![Anomaly::Case(case(txns, &[], None, facts([]), text))]);
     }
     let classes: Vec<CycleClass> =
         all_classes().into_iter().filter(|c| c.variant.is_none() || c.variant == order).collect();
-    for component in components {
-        let cycles = search_component(&graph, component, &classes);
+    for (graph, component) in graph.iter().flat_map(|g| components.iter().map(move |c| (g, c))) {
+        let cycles = search_component(graph, component, &classes);
         let classes_found: Vec<&str> = cycles.iter().map(|c| c.class).collect();
-        for exists in cycle_exists(&graph, component, &classes_found, order) {
+        for exists in cycle_exists(graph, component, &classes_found, order) {
             let evidence = explain_exists(txns, explainer, &exists);
             found.entry(exists.name.clone()).or_default().push(Anomaly::Cycle(evidence));
         }
@@ -170,6 +250,9 @@ fn conclude(
             let evidence = explain_cycle(txns, explainer, &cycle);
             found.entry(cycle.class.to_string()).or_default().push(Anomaly::Cycle(evidence));
         }
+    }
+    for (name, cases) in deferred {
+        found.entry(name.to_string()).or_insert_with(|| cases.into_iter().map(Anomaly::Case).collect());
     }
     phase.done("cycle search and explanations");
     let mut witness = None;
@@ -192,7 +275,7 @@ fn conclude(
             blind_spots.insert(0, spot);
         }
     }
-    let mut stats = stats(history, txns, &graph, components);
+    let mut stats = stats(history, txns, edges, components);
     stats.keys = keys;
     stats.ordered_keys = ordered_keys;
     stats.blind_spots = blind_spots;
@@ -257,11 +340,17 @@ fn order_edges(txns: &Txns<'_>, options: &Options) -> OrderEdges {
     OrderEdges { kind, edges }
 }
 
-/// The dependency graph (the workload's dependencies and the order), with its cyclic components.
+/// The dependency graph (the workload's dependencies and the order), with its cyclic components, or, when
+/// the weak levels decide alone, only what the report says of it.
 struct Built {
-    graph: DepGraph,
+    /// `None` when no graph was built (see `weak_levels::decide_alone`).
+    graph: Option<DepGraph>,
     /// The order among the graph's edges, if any.
     order: Option<Kind>,
+    /// Whether no transaction depends on another.
+    empty: bool,
+    /// Dependencies by kind name: the graph's, or, with no graph, those inferred before merging.
+    edges: BTreeMap<String, usize>,
 }
 
 /// The workload's dependencies, inferred by `infer` on all cores. They are inferred before the anomalies
@@ -276,13 +365,29 @@ fn dependencies(infer: impl FnOnce() -> EdgeList) -> EdgeList {
 
 impl Built {
     /// Adds the order's edges to the `dependencies`, and builds the graph, which finds its cyclic
-    /// components.
-    fn new(txns: &Txns<'_>, mut dependencies: EdgeList, order: OrderEdges) -> Built {
+    /// components; with `no_graph`, only counts the dependencies.
+    fn new(txns: &Txns<'_>, mut dependencies: EdgeList, order: OrderEdges, no_graph: bool) -> Built {
         let phase = Phase::start();
         dependencies.extend(order.edges);
+        if no_graph {
+            let mut counts = [0usize; Kind::ALL.len()];
+            dependencies.for_each(|_, _, kind| counts[kind as usize] += 1);
+            let edges = Kind::ALL
+                .iter()
+                .filter(|&&k| counts[k as usize] > 0)
+                .map(|&k| (k.name().to_string(), counts[k as usize]))
+                .collect();
+            phase.done("dependencies counted (no graph: the weak levels decide alone)");
+            return Built { graph: None, order: order.kind, empty: dependencies.is_empty(), edges };
+        }
         let graph = DepGraph::build(txns.len(), dependencies);
         phase.done("graph and its cyclic components");
-        Built { graph, order: order.kind }
+        let edges = Kind::ALL
+            .iter()
+            .filter(|&&k| graph.kind_count(k) > 0)
+            .map(|&k| (k.name().to_string(), graph.kind_count(k)))
+            .collect();
+        Built { empty: graph.is_empty(), graph: Some(graph), order: order.kind, edges }
     }
 }
 
@@ -370,7 +475,7 @@ fn explain_exists(txns: &Txns<'_>, explainer: &dyn DataExplainer, exists: &Cycle
     cycle
 }
 
-fn stats(history: &History, txns: &Txns<'_>, graph: &DepGraph, components: &[Vec<TxnId>]) -> Stats {
+fn stats(history: &History, txns: &Txns<'_>, edges: BTreeMap<String, usize>, components: &[Vec<TxnId>]) -> Stats {
     let count = |o: OpType| txns.ids().filter(|&t| txns.outcome(t) == o).count();
     Stats {
         ops: history.len(),
@@ -378,11 +483,7 @@ fn stats(history: &History, txns: &Txns<'_>, graph: &DepGraph, components: &[Vec
         ok: count(OpType::Ok),
         fail: count(OpType::Fail),
         info: count(OpType::Info),
-        edges: Kind::ALL
-            .iter()
-            .filter(|&&k| graph.kind_count(k) > 0)
-            .map(|&k| (k.name().to_string(), graph.kind_count(k)))
-            .collect(),
+        edges,
         keys: 0,
         ordered_keys: 0,
         cyclic_components: components.len(),

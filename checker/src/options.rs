@@ -85,6 +85,7 @@ pub struct Options {
     inference: Inference,
     solver_budget: std::time::Duration,
     witness: bool,
+    every_step: bool,
 }
 
 /// How long the exact decision of one model may take by default before its verdict is `unknown`.
@@ -100,6 +101,7 @@ impl Default for Options {
             inference: Inference::default(),
             solver_budget: DEFAULT_SOLVER_BUDGET,
             witness: false,
+            every_step: false,
         }
     }
 }
@@ -149,6 +151,19 @@ impl Options {
     pub fn with_witness(mut self, witness: bool) -> Options {
         self.witness = witness;
         self
+    }
+
+    /// Runs every step of a check even where fewer decide the same verdict (for now: the dependency
+    /// graph and its cycle search when only the weak levels are asked for, which their exact check
+    /// decides alone). For the tests that hold such a shortcut to the full check, and for benchmarks.
+    pub fn with_every_step(mut self, every_step: bool) -> Options {
+        self.every_step = every_step;
+        self
+    }
+
+    /// Whether every step of a check runs, shortcuts or not (see [`Options::with_every_step`]).
+    pub fn every_step(&self) -> bool {
+        self.every_step
     }
 
     /// How long the exact decision of one model may take.

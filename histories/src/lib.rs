@@ -33,6 +33,7 @@ mod mop_kinds;
 mod mop_rules;
 mod nesting;
 mod op;
+mod plume;
 mod position;
 mod read_lists;
 mod shared_slice;
@@ -68,6 +69,9 @@ pub enum Format {
     JsonArray,
     /// Jepsen EDN (`.edn`): a stream of operation maps, or one vector of them.
     Edn,
+    /// Plume's text format, which AWDIT reads and writes too: `r(key,value,session,txn)` a line. Told
+    /// by its contents only, and read only (see `plume`).
+    Plume,
 }
 
 impl Format {
@@ -77,6 +81,7 @@ impl Format {
             Format::JsonLines => "JSON Lines",
             Format::JsonArray => "a JSON array",
             Format::Edn => "EDN",
+            Format::Plume => "Plume's text format",
         }
     }
 
@@ -90,13 +95,14 @@ impl Format {
         }
     }
 
-    /// Guesses the format from the text itself: `{"` starts JSON Lines, `[{"` a JSON array, and a
-    /// keyword (`{:`) or a comment EDN.
+    /// Guesses the format from the text itself: `{"` starts JSON Lines, `[{"` a JSON array, a keyword
+    /// (`{:`) or a comment EDN, and `r(` or `w(` Plume's text format.
     pub fn sniff(text: &str) -> Format {
         let mut chars = text.chars().filter(|c| !c.is_whitespace() && *c != ',');
         match (chars.next(), chars.next(), chars.next()) {
             (Some(';'), _, _) | (Some('{'), Some(':'), _) | (Some('['), Some('{'), Some(':')) => Format::Edn,
             (Some('['), _, _) => Format::JsonArray,
+            (Some('r' | 'w'), Some('('), _) => Format::Plume,
             _ => Format::JsonLines,
         }
     }
@@ -217,6 +223,7 @@ fn read_ops(text: &str, format: Format) -> Result<well_formed::ParsedOps, json::
         Format::JsonLines => json::read_lines(text),
         Format::JsonArray => json::read_array(text),
         Format::Edn => edn::read(text).map(Into::into),
+        Format::Plume => plume::read(text),
     }
 }
 

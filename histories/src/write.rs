@@ -23,6 +23,9 @@ pub fn write_history<'a>(
         Format::JsonLines => crate::json::write_jsonl(ops, out),
         Format::JsonArray => write_json_array(ops, out),
         Format::Edn => write_edn(ops, out),
+        Format::Plume => {
+            Err(io::Error::other("Plume's text format is read, not written: write JSON Lines, JSON or EDN"))
+        }
     }
 }
 

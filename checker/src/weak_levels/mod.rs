@@ -83,28 +83,69 @@ fn find(txns: &Txns<'_>, obs: &Observations<'_>, strongest: Level) -> (Cases, Op
     (cases, broken)
 }
 
-/// The cases of the levels the options ask for, added to the workload's `cases` (rw-register and
-/// list-append). A name the workload's own analysis already reports (`incompatible-order`,
-/// `future-read` of a list) keeps the workload's cases, and a cycle of version and causal order is left
-/// to the cycle search, which names it G1c as Elle does.
-pub(crate) fn add_cases(
-    txns: &Txns<'_>,
-    workload: Workload,
-    options: &Options,
-    cases: &mut Cases,
-) -> Result<(), CheckError> {
-    let Some(strongest) = level_asked(options) else { return Ok(()) };
+/// Whether the exact check of the weak levels decides the verdict alone, so that a check need not build
+/// the dependency graph nor search it for cycles: every model asked for is one of the three weak levels,
+/// no anomaly is asked for by name, and rw-register inference makes no assumption. Then a history the
+/// saturation passes at the strongest level asked for has a commit order satisfying each model asked for
+/// (the saturation is exact: `checker/tests/weak_levels/oracle*.rs`), hence, by the model lattice
+/// (`consistency_model`: `read-committed-cerone` implies `strong-session-read-committed`, whose commit
+/// order is a version order and contains session order and write-read), no cycle of inferred
+/// dependencies that those models prohibit, nor any other anomaly inference proves (aborted reads,
+/// versions in a cycle, ...): the inference made without assumptions only draws what every such commit
+/// order shows. A history it fails breaks a model asked for whatever else is found. So inference is not
+/// run either, but where it must tell whether the graph has any dependency (no process ran two
+/// transactions): a graph with none makes the verdict unknown, as in a full check
+/// (`checker/tests/weak_levels/shortcut.rs` holds the two to the same verdicts).
+///
+/// Only rw-register histories take the shortcut. A list read after the transaction's own append shows the
+/// list before that append too, which `Observations::of_lists` does not take as an observation but
+/// inference does: T1 appends 1 to x and reads [3 1], then T2 appends 3 in the same session is a G0
+/// with process order that the weak levels alone pass.
+pub(crate) fn decide_alone(options: &Options, workload: Workload) -> bool {
+    let weak = |m: &String| cm::canonical_model_name(m).is_some_and(|c| Level::ALL.into_iter().any(|l| l.model() == c));
+    workload == Workload::RwRegister
+        && !options.every_step()
+        && !options.inference().any()
+        && options.anomalies().is_empty()
+        && !options.models().is_empty()
+        && options.models().iter().all(weak)
+}
+
+/// The cases of the levels the options ask for (rw-register and list-append; none for other workloads),
+/// and how many keys the history has (0 when no level is asked for).
+pub(crate) fn cases(txns: &Txns<'_>, workload: Workload, options: &Options) -> Result<(Cases, usize), CheckError> {
+    let Some(strongest) = level_asked(options) else { return Ok((Cases::new(), 0)) };
+    let phase = crate::phase::Phase::start();
     let obs = match workload {
         Workload::RwRegister => Observations::of_registers(txns)?,
         Workload::ListAppend => Observations::of_lists(txns)?,
-        Workload::ClosedPredicate => return Ok(()),
+        Workload::ClosedPredicate => return Ok((Cases::new(), 0)),
     };
-    for (name, found) in find(txns, &obs, strongest).0 {
-        if !cases.contains_key(name) && !name.starts_with("G1c") {
+    phase.done("weak levels: observations");
+    let cases = find(txns, &obs, strongest).0;
+    phase.done("weak levels: saturation and explanations");
+    Ok((cases, obs.keys.len()))
+}
+
+/// Adds the weak levels' `found` cases to the workload's `cases`. A name the workload's own analysis
+/// already reports (`incompatible-order`, `future-read` of a list) keeps the workload's cases. A cycle of
+/// version and causal order (G1c) is returned instead when the check searches cycles (not `alone`, see
+/// [`decide_alone`]): the cycle search's own G1c is explained better, but the weak levels' version order
+/// is not all inference's (a committed append no read shows follows every append reads show), so the
+/// check adds the returned cases where its search found no cycle of that name.
+pub(crate) fn merge(found: Cases, cases: &mut Cases, alone: bool) -> Cases {
+    let mut deferred = Cases::new();
+    for (name, found) in found {
+        if cases.contains_key(name) {
+            continue;
+        }
+        if alone || !name.starts_with("G1c") {
             cases.insert(name, found);
+        } else {
+            deferred.insert(name, found);
         }
     }
-    Ok(())
+    deferred
 }
 
 /// For each level, weakest first, the pattern that breaks it (`None`: the level holds): the verdicts

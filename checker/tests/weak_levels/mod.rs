@@ -5,6 +5,7 @@
 mod oracle;
 mod oracle_lists;
 mod patterns;
+mod shortcut;
 
 /// The oracles' search: calls `f` on every permutation of `items[k..]` (after `items[..k]`) until it returns true.
 pub(crate) fn permutations(items: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize]) -> bool) -> bool {

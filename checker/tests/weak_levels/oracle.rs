@@ -22,7 +22,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 const HISTORIES: usize = 100_000;
 
 #[derive(Debug, Clone)]
-struct Txn {
+pub(super) struct Txn {
     session: u64,
     outcome: OpType,
     mops: Vec<Mop>,
@@ -30,7 +30,7 @@ struct Txn {
 
 const KEYS: [&str; 3] = ["x", "y", "z"];
 
-fn generate(rng: &mut Xoshiro256PlusPlus) -> Vec<Txn> {
+pub(super) fn generate(rng: &mut Xoshiro256PlusPlus) -> Vec<Txn> {
     let n = rng.random_range(1..=5);
     let sessions = rng.random_range(1..=3u64);
     let keys = rng.random_range(1..=3usize);
@@ -73,7 +73,7 @@ fn generate(rng: &mut Xoshiro256PlusPlus) -> Vec<Txn> {
     txns
 }
 
-fn history(txns: &[Txn]) -> History {
+pub(super) fn history(txns: &[Txn]) -> History {
     let mut ops = Vec::new();
     for t in txns {
         let invoke: Vec<Mop> = t

@@ -24,7 +24,7 @@ const HISTORIES: usize = 100_000;
 const KEYS: [&str; 2] = ["x", "y"];
 
 #[derive(Debug, Clone)]
-struct Txn {
+pub(super) struct Txn {
     session: u64,
     outcome: OpType,
     mops: Vec<Mop>,
@@ -38,7 +38,7 @@ fn list(l: &[i64]) -> Observed {
     Observed::List(l.to_vec().into())
 }
 
-fn generate(rng: &mut Xoshiro256PlusPlus) -> Vec<Txn> {
+pub(super) fn generate(rng: &mut Xoshiro256PlusPlus) -> Vec<Txn> {
     let n = rng.random_range(1..=5);
     let sessions = rng.random_range(1..=3u64);
     let keys = rng.random_range(1..=2usize);
@@ -121,7 +121,7 @@ fn generate(rng: &mut Xoshiro256PlusPlus) -> Vec<Txn> {
     txns
 }
 
-fn history(txns: &[Txn]) -> History {
+pub(super) fn history(txns: &[Txn]) -> History {
     let mut ops = Vec::new();
     for t in txns {
         let invoke: Vec<Mop> = t
