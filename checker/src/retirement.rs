@@ -48,7 +48,8 @@ fn held_txns(history: &History) -> Vec<Held> {
         .map(|t| {
             let mut appends: BTreeMap<Key, Vec<i64>> = BTreeMap::new();
             let mut reads: BTreeMap<Key, Vec<Vec<i64>>> = BTreeMap::new();
-            let mut note = |mops: &[Mop], with_appends: bool| {
+            // `nil_is_empty`: an `ok` completion's `null` read is the empty list; elsewhere it is unknown.
+            let mut note = |mops: &[Mop], with_appends: bool, nil_is_empty: bool| {
                 for mop in mops {
                     match mop {
                         Mop::Append { key, value } if with_appends => {
@@ -59,8 +60,10 @@ fn held_txns(history: &History) -> Vec<Held> {
                         }
                         Mop::Read { key, value } => {
                             let entry = reads.entry(key.clone()).or_default();
-                            if let Observed::List(list) = value {
-                                entry.push(list.to_vec());
+                            match value {
+                                Observed::List(list) => entry.push(list.to_vec()),
+                                Observed::Nil if nil_is_empty => entry.push(Vec::new()),
+                                _ => {}
                             }
                         }
                         // Any other micro-op: not list-append; the caller retires nothing then.
@@ -68,9 +71,9 @@ fn held_txns(history: &History) -> Vec<Held> {
                     }
                 }
             };
-            note(t.invoke.held_mops(), t.completion.is_none());
+            note(t.invoke.held_mops(), t.completion.is_none(), false);
             if let Some(c) = t.completion {
-                note(c.held_mops(), true);
+                note(c.held_mops(), true, c.kind == OpType::Ok);
             }
             // Every key named, appended or read, is a key of the transaction.
             let keys: Vec<Key> = reads.keys().cloned().collect();
