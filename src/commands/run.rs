@@ -347,6 +347,7 @@ fn online_json(online: &OnlineSummary) -> serde_json::Value {
         "standing_anomalies": online.anomalies,
         "stopped_by": online.stopped_by.as_ref().map(|(name, ops)| serde_json::json!({"anomaly": name, "after_ops": ops})),
         "max_lag_s": online.max_lag_ms as f64 / 1000.0,
+        "retired_txns": online.retired_txns,
         "last_round": {"ops": online.last_round.0, "seconds": online.last_round.1 as f64 / 1000.0},
     })
 }
