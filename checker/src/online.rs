@@ -163,7 +163,8 @@ impl Online {
                 return Err(e);
             }
         };
-        let retirement = crate::retirement::retirable(&held, &self.retired_keys);
+        let order = crate::check::order_needed(&self.options.reportable());
+        let retirement = crate::retirement::retirable(&held, &self.retired_keys, order);
         if !retirement.txns.is_empty() {
             for (name, list) in &result.anomalies {
                 for anomaly in list {

@@ -19,6 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use histories::{History, Key, Mop, Observed, Op, OpType, OpValue};
 
+use crate::kind::Kind;
+
 /// What one round retires from the held operations.
 #[derive(Debug, Default)]
 pub(crate) struct Retirement {
@@ -37,6 +39,9 @@ struct Held {
     invoke_index: u64,
     process: histories::Process,
     outcome: OpType,
+    /// Whether the history left its invocation in doubt (a completion with no invoke of its own, or
+    /// one of several invokes in flight).
+    lenient: bool,
     /// Per key: its appends, and its list reads (from every op of it that holds one).
     appends: BTreeMap<Key, Vec<i64>>,
     reads: BTreeMap<Key, Vec<Vec<i64>>>,
@@ -86,6 +91,7 @@ fn held_txns(history: &History) -> Vec<Held> {
                 invoke_index: t.invoke.index,
                 process: t.invoke.process(),
                 outcome: t.outcome(),
+                lenient: t.invoked_after != Some(t.invoke_at),
                 appends,
                 reads,
             }
@@ -104,11 +110,17 @@ fn list_append_only(history: &History) -> bool {
 
 /// The transactions of `history` (the held operations) that can be retired, given the keys `retired`
 /// (every transaction naming one has been invoked), by the rule above.
-pub(crate) fn retirable(history: &History, retired: &BTreeSet<Key>) -> Retirement {
+/// `order` is the process or real-time order the options' models draw edges of (`None`: neither); only
+/// its edges into the set are ruled out (the real-time order holds the process order's edges too).
+pub(crate) fn retirable(history: &History, retired: &BTreeSet<Key>, order: Option<Kind>) -> Retirement {
     if retired.is_empty() || !list_append_only(history) {
         return Retirement::default();
     }
     let txns = held_txns(history);
+    // Where the history pairs completions with invocations leniently, which pairs it makes depends on
+    // the operations around them: retiring a transaction while an earlier one of its process stays
+    // could pair what stays differently. So then the process order is kept whatever the models.
+    let keep_process_order = order.is_some() || txns.iter().any(|t| t.lenient);
     // Per key, the held transactions naming it.
     let mut by_key: BTreeMap<&Key, Vec<usize>> = BTreeMap::new();
     for (i, t) in txns.iter().enumerate() {
@@ -144,9 +156,11 @@ pub(crate) fn retirable(history: &History, retired: &BTreeSet<Key>) -> Retiremen
             if !member[i] {
                 continue;
             }
-            let process_before = first_outside_invoke.get(&t.process).is_some_and(|&at| at < t.invoke_at);
+            let process_before =
+                keep_process_order && first_outside_invoke.get(&t.process).is_some_and(|&at| at < t.invoke_at);
             // Real time: an outside transaction completed before this one was invoked.
-            if process_before || first_outside_completion < t.invoke_at {
+            let realtime_before = order == Some(Kind::Realtime) && first_outside_completion < t.invoke_at;
+            if process_before || realtime_before {
                 member[i] = false;
                 changed = true;
             }

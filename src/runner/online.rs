@@ -4,17 +4,18 @@
 //! prefix it checks is the finished history's and a transaction's index is the same in both. An
 //! operation joins the prefix once no log can still record one timed before it: a log's next operation
 //! is timed after its last (or after the floor a sleeping nemesis sends). Rounds of
-//! `checker::Online` check the prefix as it grows and report the anomalies that stand
+//! `checker::Online` check the operations still held as the prefix grows (retiring list-append
+//! transactions on the fences the clients send: `Merger::passed_fences`) and report the anomalies that stand
 //! (docs/online-checking.md); the first one the options prohibit stops the run, unless it is to keep
 //! going. The final verdict stays the ordinary check's, on the whole history.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use checker::{Online, Options, StandingAnomaly};
+use checker::{Anomaly, Online, Options, StandingAnomaly};
 use histories::{Key, Op, OpType, Position};
 
 use super::Shared;
@@ -62,6 +63,9 @@ pub struct OnlineSummary {
     pub last_round: (usize, u64),
     /// Transactions retired by the rounds (on the workload's fences).
     pub retired_txns: u64,
+    /// The rounds' verdict on the whole history (`checker::Online::finish`), by type, when the run ran
+    /// to its end without a nemesis (whose final reads the rounds do not see).
+    pub final_anomalies: Option<BTreeMap<String, BTreeSet<Vec<u64>>>>,
 }
 
 /// The checker thread: receives the logs' operations until every log is done (or the run is over),
@@ -144,7 +148,52 @@ pub(crate) fn check_online(
         }
         next_round = started + started.elapsed().max(ROUND_GAP);
     }
+    if summary.stopped_by.is_none() && merger.nemesis.is_none() {
+        // Every client's log is done once the run is: the rest is merged, and the verdict of the rounds
+        // (settled anomalies and a last check of what is held) is kept beside the ordinary check's.
+        while let Ok(more) = received.try_recv() {
+            merger.take(more);
+        }
+        if merger.all_done() {
+            merger.advance();
+            for op in std::mem::take(&mut merger.prefix) {
+                online.push(op);
+            }
+            for key in merger.passed_fences() {
+                online.retire_key(key);
+            }
+            if let Ok(found) = online.check_held() {
+                for anomaly in &found {
+                    (config.report)(anomaly, merger.merged);
+                    summary.anomalies += 1;
+                }
+            }
+            summary.retired_txns = online.retired_txns();
+            match online.finish() {
+                Ok(anomalies) => summary.final_anomalies = Some(by_type(&anomalies)),
+                Err(e) => log::debug!("the online verdict is not reached: {e}"),
+            }
+        }
+    }
     summary
+}
+
+/// Anomalies as the online and offline verdicts are compared: each type's transactions, sorted.
+pub fn by_type(anomalies: &BTreeMap<String, Vec<Anomaly>>) -> BTreeMap<String, BTreeSet<Vec<u64>>> {
+    anomalies
+        .iter()
+        .map(|(name, list)| {
+            let txns = list
+                .iter()
+                .map(|a| {
+                    let mut t = a.txn_indices();
+                    t.sort_unstable();
+                    t
+                })
+                .collect();
+            (name.clone(), txns)
+        })
+        .collect()
 }
 
 /// The logs' operations, merged into the prefix of the history as far as no log can still add one
