@@ -21,6 +21,9 @@ use histories::{History, Key, Mop, Observed, Op, OpType, OpValue};
 
 use crate::kind::Kind;
 
+/// The most passes of the shrinking a round spends before it gives up retiring.
+const MAX_PASSES: usize = 32;
+
 /// What one round retires from the held operations.
 #[derive(Debug, Default)]
 pub(crate) struct Retirement {
@@ -135,8 +138,15 @@ pub(crate) fn retirable(history: &History, retired: &BTreeSet<Key>, order: Optio
         .collect();
     let mut member: Vec<bool> =
         txns.iter().map(|t| t.completion_at.is_some() && t.appends.keys().all(|k| closed.contains(k))).collect();
-    // Shrink to the greatest set with no dependency into it from a held transaction outside it.
+    // Shrink to the greatest set with no dependency into it from a held transaction outside it. Each
+    // pass costs the held transactions once; a round that has not settled within `MAX_PASSES` retires
+    // nothing (always sound), so that a round stays linear in what is held.
+    let mut passes = 0;
     loop {
+        passes += 1;
+        if passes > MAX_PASSES {
+            return Retirement::default();
+        }
         let mut changed = false;
         // Process and real-time order: the earliest invocation, per process and overall, of an outside
         // transaction, and the earliest completion of one.

@@ -72,7 +72,7 @@ fn what_a_prefix_reports_as_standing_the_finished_history_shows() {
 const SEGMENTS: usize = 4;
 
 /// Fenced histories fed with retirement on.
-const FENCED_CASES: usize = 80;
+const FENCED_CASES: usize = 50;
 
 /// `SEGMENTS` generated list-append histories one after the other, as one history: segment `s`'s keys
 /// `x`, `y`, `z` become `2s`, `2s + 1`, `2s + 2`, so each segment shares a key with the next (whose reads
