@@ -99,3 +99,20 @@ fn keep_going_needs_online_and_online_is_one_run() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("--repeat"), "{}", out.stderr);
 }
+
+/// The rounds' verdict (anomalies settled on transactions retired on the generator's fences, and a last
+/// check of what was held) is the ordinary check's of the history the run wrote: `run.json` says whether
+/// they agree. Seeded engine runs, planted defect and correct; the assertion is on the agreement, whatever
+/// the interleaving made of the run (how much it retired depends on that: docs/online-checking.md).
+#[test]
+fn an_online_runs_rounds_reach_the_checks_verdict() {
+    for (seed, defect) in [("1", Some("ssi-off")), ("2", Some("ssi-off")), ("3", None)] {
+        let mut extra = vec!["--keep-going", "--txns", "3000", "--seed", seed];
+        extra.extend(defect.map(|d| ["--defect", d]).into_iter().flatten());
+        let (code, stdout, stderr, summary, types, _dir) = online_run(&extra);
+        let online = &summary["online"];
+        assert_eq!(online["final_agrees"], serde_json::json!(true), "seed {seed}: {online}\n{stdout}\n{stderr}");
+        assert!(online["retired_txns"].is_u64(), "seed {seed}: {online}");
+        assert_eq!(code, if types.is_empty() { 0 } else { 1 }, "seed {seed}: {types:?}\n{stderr}");
+    }
+}

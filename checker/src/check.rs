@@ -394,7 +394,7 @@ impl Built {
 /// The order Elle adds for these reportable anomalies: real time if any real-time class matters (it
 /// implies the process order, since a process runs one transaction at a time), else the process order
 /// if any process class does.
-fn order_needed(reportable: &std::collections::BTreeSet<&'static str>) -> Option<Kind> {
+pub(crate) fn order_needed(reportable: &std::collections::BTreeSet<&'static str>) -> Option<Kind> {
     let classes = all_classes();
     let wanted = |kind: Kind| classes.iter().any(|c| c.variant == Some(kind) && reportable.contains(c.name));
     if wanted(Kind::Realtime) {

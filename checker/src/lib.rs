@@ -86,6 +86,7 @@ mod phase;
 mod polygraph;
 mod polygraph_solver;
 mod result;
+mod retirement;
 mod rw_register;
 pub mod shrink;
 pub mod timing;

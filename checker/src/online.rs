@@ -35,9 +35,9 @@
 //! assert!(online.round(&whole).unwrap().is_empty());
 //! ```
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use histories::{History, MopKind};
+use histories::{History, Key, MopKind, Op};
 
 use crate::consistency_model::impossible_models;
 use crate::error::CheckError;
@@ -70,6 +70,16 @@ pub const STANDING_CASES: &[&str] = &[
 /// every model it does and, when the options prohibit it, is prohibited too.
 pub const VERSION_ORDER_CONTRADICTIONS: &[&str] = &["incompatible-order", "duplicate-elements"];
 
+/// The anomaly saying the dependency graph has no edge.
+const EMPTY_GRAPH: &str = "empty-transaction-graph";
+
+/// An anomaly's transactions, sorted.
+fn sorted_txns(anomaly: &Anomaly) -> Vec<u64> {
+    let mut txns = anomaly.txn_indices();
+    txns.sort_unstable();
+    txns
+}
+
 /// An anomaly that stands: the finished history shows it too.
 #[derive(Debug, Clone)]
 pub struct StandingAnomaly {
@@ -82,17 +92,146 @@ pub struct StandingAnomaly {
 }
 
 /// A history checked in rounds as it grows, remembering what it reported.
+///
+/// Two ways to feed it. [`Online::round`] checks a whole prefix each time (`check --follow`: the file
+/// alone cannot say a key will not be read again, so nothing is retired). [`Online::push`],
+/// [`Online::retire_key`] and [`Online::check_held`] check only the operations still *held*: each
+/// round retires the transactions that can no longer take part in an anomaly with one held or to come
+/// (`crate::retirement`, docs/online-checking.md "Bounded memory"), after keeping the anomalies that
+/// name them ([`Online::settled`]), so that what is held stays bounded when the workload retires keys.
 #[derive(Debug, Clone)]
 pub struct Online {
     options: Options,
     reported: BTreeSet<(String, Vec<u64>)>,
     rounds: u64,
+    /// The operations held (incremental rounds), with their indices in the whole history.
+    held: Vec<Op>,
+    /// The keys every transaction naming which has been invoked.
+    retired_keys: BTreeSet<Key>,
+    /// The anomalies that named a retired transaction, by type and transactions: final.
+    settled: BTreeMap<(String, Vec<u64>), Anomaly>,
+    /// Transactions retired so far.
+    retired_txns: u64,
+    /// Whether a round that retired transactions had a dependency graph with an edge.
+    retired_with_edges: bool,
 }
 
 impl Online {
     /// A checker for a history that will grow, checked against `options`.
     pub fn new(options: Options) -> Online {
-        Online { options, reported: BTreeSet::new(), rounds: 0 }
+        Online {
+            options,
+            reported: BTreeSet::new(),
+            rounds: 0,
+            held: Vec::new(),
+            retired_keys: BTreeSet::new(),
+            settled: BTreeMap::new(),
+            retired_txns: 0,
+            retired_with_edges: false,
+        }
+    }
+
+    /// Adds the history's next operation, with its index in the whole history (incremental rounds).
+    pub fn push(&mut self, op: Op) {
+        self.held.push(op);
+    }
+
+    /// Says that every transaction naming `key` has been invoked (pushed): no later one names it. The
+    /// caller must know it (the workload's fence); a key named later makes retirement unsound.
+    pub fn retire_key(&mut self, key: Key) {
+        self.retired_keys.insert(key);
+    }
+
+    /// Checks the held operations, returns the anomalies that stand and were not reported before, then
+    /// retires what can no longer take part in an anomaly (keeping, in [`Online::settled`], every
+    /// anomaly that names a retired transaction). Indices are the whole history's throughout. An error
+    /// is the held prefix's (a workload not yet told, say); nothing is retired then.
+    pub fn check_held(&mut self) -> Result<Vec<StandingAnomaly>, CheckError> {
+        let ops = std::mem::take(&mut self.held);
+        let held = match History::from_ops(ops.clone()) {
+            Ok(held) => held,
+            Err((at, problem)) => {
+                self.held = ops;
+                return Err(CheckError::Workload { at, message: format!("the held operations: {problem}") });
+            }
+        };
+        drop(ops);
+        let (new, result) = match self.round_result(&held) {
+            Ok(found) => found,
+            Err(e) => {
+                self.held = held.into_ops();
+                return Err(e);
+            }
+        };
+        let order = crate::check::order_needed(&self.options.reportable());
+        let retirement = crate::retirement::retirable(&held, &self.retired_keys, order);
+        if !retirement.txns.is_empty() {
+            for (name, list) in &result.anomalies {
+                for anomaly in list {
+                    if anomaly.ops().iter().any(|view| retirement.txns.contains(&view.invoke_index)) {
+                        let mut txns = anomaly.txn_indices();
+                        txns.sort_unstable();
+                        self.settled.entry((name.clone(), txns)).or_insert_with(|| anomaly.clone());
+                    }
+                }
+            }
+            self.retired_txns += retirement.txns.len() as u64;
+            self.retired_with_edges |= !result.anomalies.contains_key(EMPTY_GRAPH);
+        }
+        self.held = crate::retirement::apply(held.into_ops(), &retirement);
+        Ok(new)
+    }
+
+    /// The operations held now.
+    pub fn held(&self) -> &[Op] {
+        &self.held
+    }
+
+    /// How many transactions incremental rounds retired.
+    pub fn retired_txns(&self) -> u64 {
+        self.retired_txns
+    }
+
+    /// The verdict's anomalies, for a history whose every operation was pushed: those settled on retired
+    /// transactions, and a last check of what is still held (with the options' own solver budget). The
+    /// held operations' graph may be empty where the whole history's is not: `empty-transaction-graph`
+    /// is dropped once a round that retired transactions had an edge.
+    pub fn finish(&self) -> Result<BTreeMap<String, Vec<Anomaly>>, CheckError> {
+        let held = History::from_ops(self.held.clone())
+            .map_err(|(at, problem)| CheckError::Workload { at, message: format!("the held operations: {problem}") })?;
+        let last = crate::check(&held, &self.options)?;
+        let mut out = self.settled();
+        // The exact decision runs for the models inference left open, on the whole history; here, those
+        // the settled anomalies and the last check's inference leave open.
+        let exact = |name: &str| EXACT_MODELS.iter().find(|m| m.anomaly == name);
+        let inferred = out.keys().chain(last.anomalies.keys()).map(String::as_str).filter(|n| exact(n).is_none());
+        let ruled_out = impossible_models(inferred);
+        for (name, list) in last.anomalies {
+            if name == EMPTY_GRAPH && self.retired_with_edges {
+                continue;
+            }
+            if let Some(m) = exact(&name)
+                && crate::consistency_model::canonical_model_name(m.model).is_some_and(|c| ruled_out.contains(c))
+            {
+                continue;
+            }
+            let known: BTreeSet<Vec<u64>> = out.get(&name).into_iter().flatten().map(sorted_txns).collect();
+            let fresh: Vec<Anomaly> = list.into_iter().filter(|a| !known.contains(&sorted_txns(a))).collect();
+            if !fresh.is_empty() {
+                out.entry(name).or_default().extend(fresh);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The anomalies that named a transaction when it was retired, by type: final (the finished
+    /// history's check shows them). With the check of what is still held, they are the verdict's.
+    pub fn settled(&self) -> BTreeMap<String, Vec<Anomaly>> {
+        let mut out: BTreeMap<String, Vec<Anomaly>> = BTreeMap::new();
+        for ((name, _), anomaly) in &self.settled {
+            out.entry(name.clone()).or_default().push(anomaly.clone());
+        }
+        out
     }
 
     /// Checks `prefix`, which must be a prefix of the history (every operation the finished history has
@@ -100,6 +239,11 @@ impl Online {
     /// and were not reported by an earlier round. An error is the prefix's: the caller decides whether it
     /// may yet go away (a prefix cut mid-way) or is the history's.
     pub fn round(&mut self, prefix: &History) -> Result<Vec<StandingAnomaly>, CheckError> {
+        self.round_result(prefix).map(|(new, _)| new)
+    }
+
+    /// [`Online::round`], with the prefix's check.
+    fn round_result(&mut self, prefix: &History) -> Result<(Vec<StandingAnomaly>, CheckResult), CheckError> {
         self.rounds += 1;
         // What the exact decision finds does not stand (it is not argued monotone), so a round does not
         // wait on the solver: with no budget, a model it would decide is left unknown in the prefix.
@@ -114,7 +258,7 @@ impl Online {
                 new.push(StandingAnomaly { name: name.to_string(), prohibited, anomaly: anomaly.clone() });
             }
         }
-        Ok(new)
+        Ok((new, result))
     }
 
     /// How many rounds have run.

@@ -170,7 +170,21 @@ pub fn execute(
     let mut summary = run_summary(system.as_ref(), workload.as_ref(), &outcome, &settings);
     summary.nemesis = nemesis_name(args);
     if let Some(online) = &outcome.online {
-        summary.extra.insert("online".into(), online_json(online));
+        let mut json = online_json(online);
+        if let Some(found) = &online.final_anomalies {
+            // The rounds' verdict (settled on retired transactions, and a last check of what was held)
+            // must be the ordinary check's: a disagreement is a checker bug, said loudly.
+            let agrees = *found == isocheck::runner::online::by_type(&result.anomalies);
+            if !agrees {
+                log::warn!(
+                    "the online verdict ({:?}) differs from the check of the history ({:?}): a checker bug",
+                    found.keys().collect::<Vec<_>>(),
+                    result.anomaly_types
+                );
+            }
+            json["final_agrees"] = serde_json::json!(agrees);
+        }
+        summary.extra.insert("online".into(), json);
     }
     summary.graph_check = Some(graph_check.describe().to_string());
     let source = history_path.display().to_string();
@@ -347,6 +361,7 @@ fn online_json(online: &OnlineSummary) -> serde_json::Value {
         "standing_anomalies": online.anomalies,
         "stopped_by": online.stopped_by.as_ref().map(|(name, ops)| serde_json::json!({"anomaly": name, "after_ops": ops})),
         "max_lag_s": online.max_lag_ms as f64 / 1000.0,
+        "retired_txns": online.retired_txns,
         "last_round": {"ops": online.last_round.0, "seconds": online.last_round.1 as f64 / 1000.0},
     })
 }

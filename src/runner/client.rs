@@ -77,7 +77,11 @@ impl Client {
         self.shared.switches.set(self.id, self.session.kill_switch());
         self.record.tap = self.shared.tap(self.id);
         while self.shared.claim().is_some() {
-            let Some(plan) = self.workload.next(self.id) else { break };
+            let Some((plan, retired)) = self.workload.next_fenced(self.id) else { break };
+            if !retired.is_empty() {
+                // Timed before the invocation: every transaction naming these keys was drawn before it.
+                self.record.fence(self.shared.clock.now(), retired);
+            }
             if self.transaction(plan)? == OpType::Ok {
                 self.shared.committed.fetch_add(1, Ordering::Relaxed);
             }

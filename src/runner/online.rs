@@ -4,18 +4,19 @@
 //! prefix it checks is the finished history's and a transaction's index is the same in both. An
 //! operation joins the prefix once no log can still record one timed before it: a log's next operation
 //! is timed after its last (or after the floor a sleeping nemesis sends). Rounds of
-//! `checker::Online` check the prefix as it grows and report the anomalies that stand
+//! `checker::Online` check the operations still held as the prefix grows (retiring list-append
+//! transactions on the fences the clients send: `Merger::passed_fences`) and report the anomalies that stand
 //! (docs/online-checking.md); the first one the options prohibit stops the run, unless it is to keep
 //! going. The final verdict stays the ordinary check's, on the whole history.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use checker::{Online, Options, StandingAnomaly};
-use histories::{History, Op, Position};
+use checker::{Anomaly, Online, Options, StandingAnomaly};
+use histories::{Key, Op, OpType, Position};
 
 use super::Shared;
 use super::recorder::{Tapped, merge_key};
@@ -58,8 +59,13 @@ pub struct OnlineSummary {
     pub stopped_by: Option<(String, usize)>,
     /// The most the checker's prefix lagged behind the recorder at the end of a round, in milliseconds.
     pub max_lag_ms: u64,
-    /// The last round: the operations it checked and how long it took, in milliseconds.
+    /// The last round: the operations it checked (those held) and how long it took, in milliseconds.
     pub last_round: (usize, u64),
+    /// Transactions retired by the rounds (on the workload's fences).
+    pub retired_txns: u64,
+    /// The rounds' verdict on the whole history (`checker::Online::finish`), by type, when the run ran
+    /// to its end without a nemesis (whose final reads the rounds do not see).
+    pub final_anomalies: Option<BTreeMap<String, BTreeSet<Vec<u64>>>>,
 }
 
 /// The checker thread: receives the logs' operations until every log is done (or the run is over),
@@ -75,6 +81,7 @@ pub(crate) fn check_online(
 ) -> OnlineSummary {
     let mut online = Online::new(config.options.clone());
     let mut merger = Merger::new(slots);
+    merger.nemesis = (slots > 1 + shared.clients).then_some(slots - 1);
     for (seq, op) in init.into_iter().enumerate() {
         merger.queues[0].push_back((seq, op));
     }
@@ -100,18 +107,19 @@ pub(crate) fn check_online(
             continue;
         }
         let started = Instant::now();
-        let history = match History::from_ops(merger.prefix.clone()) {
-            Ok(history) => history,
-            Err((at, problem)) => {
-                // The final merge reports it the same way (a runner bug); the online check stops.
-                log::warn!("the online check stops: operation {}: {problem}", at.line);
-                break;
-            }
-        };
-        let ops = history.len();
-        let found = online.round(&history);
+        // The newly merged operations join the held ones; the fences every client has passed retire
+        // their keys (only once every transaction naming them is pushed).
+        for op in std::mem::take(&mut merger.prefix) {
+            online.push(op);
+        }
+        for key in merger.passed_fences() {
+            online.retire_key(key);
+        }
+        let ops = merger.merged;
+        let found = online.check_held();
         summary.rounds += 1;
-        summary.last_round = (ops, started.elapsed().as_millis() as u64);
+        summary.last_round = (online.held().len(), started.elapsed().as_millis() as u64);
+        summary.retired_txns = online.retired_txns();
         let lag = shared.clock.now().saturating_sub(merger.checked_time).max(0) / 1_000_000;
         summary.max_lag_ms = summary.max_lag_ms.max(lag as u64);
         status.lag_ms.store(lag as u64, Ordering::Relaxed);
@@ -119,8 +127,8 @@ pub(crate) fn check_online(
         let found = match found {
             Ok(found) => found,
             Err(e) => {
-                // A prefix that does not check yet (its workload not yet told): a longer one may.
-                log::debug!("a prefix of {ops} operations does not check yet: {e}");
+                // Held operations that do not check yet (their workload not yet told): more may.
+                log::debug!("the {} held operations do not check yet: {e}", online.held().len());
                 Vec::new()
             }
         };
@@ -140,7 +148,52 @@ pub(crate) fn check_online(
         }
         next_round = started + started.elapsed().max(ROUND_GAP);
     }
+    if summary.stopped_by.is_none() && merger.nemesis.is_none() {
+        // Every client's log is done once the run is: the rest is merged, and the verdict of the rounds
+        // (settled anomalies and a last check of what is held) is kept beside the ordinary check's.
+        while let Ok(more) = received.try_recv() {
+            merger.take(more);
+        }
+        if merger.all_done() {
+            merger.advance();
+            for op in std::mem::take(&mut merger.prefix) {
+                online.push(op);
+            }
+            for key in merger.passed_fences() {
+                online.retire_key(key);
+            }
+            if let Ok(found) = online.check_held() {
+                for anomaly in &found {
+                    (config.report)(anomaly, merger.merged);
+                    summary.anomalies += 1;
+                }
+            }
+            summary.retired_txns = online.retired_txns();
+            match online.finish() {
+                Ok(anomalies) => summary.final_anomalies = Some(by_type(&anomalies)),
+                Err(e) => log::debug!("the online verdict is not reached: {e}"),
+            }
+        }
+    }
     summary
+}
+
+/// Anomalies as the online and offline verdicts are compared: each type's transactions, sorted.
+pub fn by_type(anomalies: &BTreeMap<String, Vec<Anomaly>>) -> BTreeMap<String, BTreeSet<Vec<u64>>> {
+    anomalies
+        .iter()
+        .map(|(name, list)| {
+            let txns = list
+                .iter()
+                .map(|a| {
+                    let mut t = a.txn_indices();
+                    t.sort_unstable();
+                    t
+                })
+                .collect();
+            (name.clone(), txns)
+        })
+        .collect()
 }
 
 /// The logs' operations, merged into the prefix of the history as far as no log can still add one
@@ -152,10 +205,18 @@ struct Merger {
     floors: Vec<i64>,
     /// Per log: whether it is done.
     done: Vec<bool>,
-    /// The merged prefix, indexed.
+    /// The operations merged since the caller last took them, indexed.
     prefix: Vec<Op>,
+    /// How many operations were merged in all.
+    merged: usize,
     /// The time of the prefix's last operation.
     checked_time: i64,
+    /// Per log: the time of its last invocation merged.
+    last_invoke: Vec<i64>,
+    /// The fences not yet passed: when each was drawn, and its keys.
+    fences: Vec<(i64, Vec<Key>)>,
+    /// The nemesis's slot, if the run has one.
+    nemesis: Option<usize>,
 }
 
 impl Merger {
@@ -168,7 +229,11 @@ impl Merger {
             floors: vec![0; slots],
             done,
             prefix: Vec::new(),
+            merged: 0,
             checked_time: 0,
+            last_invoke: vec![i64::MIN; slots],
+            fences: Vec::new(),
+            nemesis: None,
         }
     }
 
@@ -182,7 +247,33 @@ impl Merger {
             }
             Tapped::Floor(slot, time) => self.floors[slot] = self.floors[slot].max(time),
             Tapped::Done(slot) => self.done[slot] = true,
+            Tapped::Fence(time, keys) => self.fences.push((time, keys)),
         }
+    }
+
+    /// The keys of the fences every log has passed: each log is done and merged whole, or has an
+    /// invocation timed at or after the fence merged (a client invokes what it drew in order, so
+    /// whatever it drew before the fence is merged by then). The nemesis invokes no transaction: its
+    /// log counts as passed.
+    fn passed_fences(&mut self) -> Vec<Key> {
+        let passed = |time: i64| {
+            (1..self.floors.len()).all(|slot| {
+                (self.done[slot] && self.queues[slot].is_empty())
+                    || self.last_invoke[slot] >= time
+                    || self.nemesis == Some(slot)
+            })
+        };
+        let mut keys = Vec::new();
+        let mut kept = Vec::new();
+        for (time, fence) in std::mem::take(&mut self.fences) {
+            if passed(time) {
+                keys.extend(fence);
+            } else {
+                kept.push((time, fence));
+            }
+        }
+        self.fences = kept;
+        keys
     }
 
     fn all_done(&self) -> bool {
@@ -210,7 +301,11 @@ impl Merger {
         }
         ready.sort_by_key(|(key, _)| *key);
         for (key, mut op) in ready {
-            let index = self.prefix.len();
+            let index = self.merged;
+            self.merged += 1;
+            if op.kind == OpType::Invoke && op.is_client() {
+                self.last_invoke[key.1] = self.last_invoke[key.1].max(key.0);
+            }
             op.index = index as u64;
             op.at = Position::new(index as u32 + 1, 1);
             self.checked_time = key.0;
@@ -271,6 +366,43 @@ mod tests {
         assert!(merger.all_done());
         assert!(merger.advance());
         assert_eq!(times(&merger), [(0, 10), (1, 20), (2, 30), (3, 30)]);
+    }
+
+    fn invoke(process: u64, key: i64, time: i64) -> Op {
+        let value = OpValue::Txn(vec![histories::Mop::Append { key: histories::Key::Int(key), value: 1 }].into());
+        Op::new(OpType::Invoke, Process::Client(process), Function::Txn, value).with_time(time)
+    }
+
+    #[test]
+    fn a_fence_is_passed_once_every_client_has_invoked_what_it_drew_before_it() {
+        // Two clients (slots 1 and 2) and a nemesis (slot 3); client 1 drew the fence at time 50.
+        let mut merger = Merger::new(4);
+        merger.nemesis = Some(3);
+        merger.take(Tapped::Fence(50, vec![histories::Key::Int(7)]));
+        merger.take(Tapped::Op(1, 0, invoke(0, 7, 40)));
+        merger.take(Tapped::Op(1, 1, invoke(0, 8, 60)));
+        merger.take(Tapped::Op(2, 0, invoke(1, 7, 45)));
+        merger.take(Tapped::Floor(3, 100));
+        merger.take(Tapped::Floor(2, 100));
+        assert!(merger.advance());
+        // Client 2 may still invoke, at or after 50, a transaction it drew before the fence.
+        assert!(merger.passed_fences().is_empty());
+        merger.take(Tapped::Op(2, 1, invoke(1, 7, 70)));
+        merger.take(Tapped::Floor(1, 100));
+        assert!(merger.advance());
+        assert_eq!(merger.passed_fences(), [histories::Key::Int(7)]);
+        assert!(merger.passed_fences().is_empty(), "a fence is passed once");
+    }
+
+    #[test]
+    fn a_fence_waits_for_a_done_log_until_its_operations_are_merged() {
+        let mut merger = Merger::new(2);
+        merger.take(Tapped::Fence(50, vec![histories::Key::Int(7)]));
+        merger.take(Tapped::Op(1, 0, invoke(0, 7, 40)));
+        merger.take(Tapped::Done(1));
+        assert!(merger.passed_fences().is_empty(), "the invocation at 40 is not merged yet");
+        assert!(merger.advance());
+        assert_eq!(merger.passed_fences(), [histories::Key::Int(7)]);
     }
 
     #[test]

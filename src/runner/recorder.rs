@@ -42,6 +42,10 @@ pub enum Tapped {
     Floor(usize, i64),
     /// The log of this slot will record no more.
     Done(usize),
+    /// A fence (the time it was drawn at, the keys): every transaction naming these keys was drawn
+    /// before that time, so each client's is invoked by the client's first invocation timed at or
+    /// after it.
+    Fence(i64, Vec<histories::Key>),
 }
 
 /// Where a log sends a copy of each operation it records, for the online checker; says the log is done
@@ -105,6 +109,14 @@ impl ClientLog {
     pub fn floor(&self, time: i64) {
         if let Some(tap) = &self.tap {
             let _ = tap.sender.send(Tapped::Floor(tap.slot, time));
+        }
+    }
+
+    /// Says the keys `retired` will be named by no transaction drawn after `time`, taken from the run's
+    /// clock before the next invocation (the online checker's fence).
+    pub fn fence(&self, time: i64, retired: Vec<histories::Key>) {
+        if let Some(tap) = &self.tap {
+            let _ = tap.sender.send(Tapped::Fence(time, retired));
         }
     }
 

@@ -26,20 +26,43 @@ pub struct GeneratedWorkload {
     shape: Shape,
     params: Params,
     seed: u64,
-    stream: Mutex<Box<dyn Iterator<Item = Vec<Mop>> + Send>>,
+    stream: Mutex<Stream>,
+}
+
+/// The generator drawn from.
+enum Stream {
+    ListAppend(ListAppend),
+    RwRegister(RwRegister),
+}
+
+impl Stream {
+    /// The next transaction, and the keys that left the active set while it was drawn (list-append:
+    /// a key rotated out is never named again; rw-register retires none, its checker retiring nothing).
+    fn draw(&mut self) -> Option<(Vec<Mop>, Vec<Key>)> {
+        match self {
+            Stream::ListAppend(stream) => {
+                let before: Vec<i64> = stream.active_keys().to_vec();
+                let mops = stream.next()?;
+                let after = stream.active_keys();
+                let retired = before.into_iter().filter(|k| !after.contains(k)).map(Key::Int).collect();
+                Some((mops, retired))
+            }
+            Stream::RwRegister(stream) => stream.next().map(|mops| (mops, Vec::new())),
+        }
+    }
 }
 
 impl GeneratedWorkload {
     /// Elle's list-append stream with these parameters and seed.
     pub fn list_append(params: Params, seed: u64) -> Result<GeneratedWorkload, InvalidParams> {
         let stream = ListAppend::new(params, seed)?;
-        Ok(GeneratedWorkload { shape: Shape::ListAppend, params, seed, stream: Mutex::new(Box::new(stream)) })
+        Ok(GeneratedWorkload { shape: Shape::ListAppend, params, seed, stream: Mutex::new(Stream::ListAppend(stream)) })
     }
 
     /// Elle's rw-register stream with these parameters and seed.
     pub fn rw_register(params: Params, seed: u64) -> Result<GeneratedWorkload, InvalidParams> {
         let stream = RwRegister::new(params, seed)?;
-        Ok(GeneratedWorkload { shape: Shape::RwRegister, params, seed, stream: Mutex::new(Box::new(stream)) })
+        Ok(GeneratedWorkload { shape: Shape::RwRegister, params, seed, stream: Mutex::new(Stream::RwRegister(stream)) })
     }
 }
 
@@ -72,15 +95,20 @@ impl TxnSource for GeneratedWorkload {
         })
     }
 
-    fn next(&self, _client: usize) -> Option<TxnPlan> {
-        let mops = self.stream.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next()?;
+    fn next(&self, client: usize) -> Option<TxnPlan> {
+        self.next_fenced(client).map(|(plan, _)| plan)
+    }
+
+    fn next_fenced(&self, _client: usize) -> Option<(TxnPlan, Vec<Key>)> {
+        let (mops, retired) = self.stream.lock().unwrap_or_else(std::sync::PoisonError::into_inner).draw()?;
         let body_mops = mops.clone();
         let shape = self.shape;
-        Some(TxnPlan {
+        let plan = TxnPlan {
             f: Function::Txn,
             invoke: mops,
             body: Box::new(move |session| body_mops.into_iter().map(|mop| executed(session, shape, mop)).collect()),
-        })
+        };
+        Some((plan, retired))
     }
 
     fn final_read(&self, keys: Vec<Key>) -> Option<TxnPlan> {

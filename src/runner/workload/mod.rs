@@ -87,6 +87,13 @@ pub trait TxnSource: Send + Sync {
     /// The next transaction for `client`; `None` when the workload has no more.
     fn next(&self, client: usize) -> Option<TxnPlan>;
 
+    /// [`TxnSource::next`], with the keys drawing it *retired*: no transaction drawn after it names them
+    /// (the online checker's fences, docs/online-checking.md "Bounded memory"). A workload that cannot
+    /// promise it retires none.
+    fn next_fenced(&self, client: usize) -> Option<(TxnPlan, Vec<histories::Key>)> {
+        self.next(client).map(|plan| (plan, Vec::new()))
+    }
+
     /// A transaction to run once every client has finished (a final read), recorded like the others.
     fn final_plan(&self) -> Option<TxnPlan> {
         None
