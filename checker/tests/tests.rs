@@ -20,7 +20,6 @@ mod final_reads;
 mod golden;
 mod list_append;
 mod online_histories;
-mod online_retirement;
 mod oracle;
 mod postgres_15_serializable;
 mod rw_register;
