@@ -547,7 +547,7 @@ fn holds(obs: &Observations<'_>, level: Level) -> bool {
 
 /// Causal order's edges as [`causal_edges`] gives them, by their ends alone.
 fn causal_pairs(obs: &Observations<'_>) -> Vec<(Node, Node)> {
-    let mut pairs = Vec::with_capacity(obs.len() + obs.reads.iter().map(Vec::len).sum::<usize>());
+    let mut pairs = Vec::with_capacity(obs.len() + obs.reads.items());
     for session in &obs.sessions {
         let mut before = INIT;
         for &n in session {
