@@ -87,6 +87,11 @@ impl<'h> Observations<'h> {
         let mut written: FxHashMap<(u32, i64), WriteAt> = FxHashMap::default();
         // Every write of any outcome, so a read of an aborted or overwritten value is recognised.
         let mut last: FxHashMap<u32, (u32, i64)> = FxHashMap::default();
+        // Made as large as it will be at once, rather than grown (and rehashed) step by step.
+        let writes = txns.ids().map(|t| txns.mops(t).iter().filter(|m| matches!(m, Mop::Write { .. })).count()).sum();
+        written.reserve(writes);
+        // Each micro-op's key id (`u32::MAX`: none), so the reads below look no key up again.
+        let mut key_of: Ragged<u32> = Ragged::with_capacity(txns.len(), 2 * writes);
         for t in txns.ids() {
             last.clear();
             for (i, mop) in txns.mops(t).iter().enumerate() {
@@ -96,11 +101,15 @@ impl<'h> Observations<'h> {
                         message: format!("{mop} is a list-append micro-op, but the weak levels read rw-register ones"),
                     });
                 }
-                let Some(key) = mop.key() else { continue };
+                let Some(key) = mop.key() else {
+                    key_of.push(u32::MAX);
+                    continue;
+                };
                 let k = *key_ids.entry(key).or_insert_with(|| {
                     keys.push(key);
                     keys.len() as u32 - 1
                 });
+                key_of.push(k);
                 if let Mop::Write { value, .. } = mop {
                     if let Some(&(_, before)) = last.get(&k)
                         && let Some(w) = written.get_mut(&(k, before))
@@ -124,6 +133,7 @@ impl<'h> Observations<'h> {
                     }
                 }
             }
+            key_of.close();
         }
         // Each committed transaction's reads, resolved to their writers.
         let mut bad = Vec::new();
@@ -137,9 +147,11 @@ impl<'h> Observations<'h> {
                 continue;
             }
             own.clear();
-            for (i, mop) in txns.mops(t).iter().enumerate() {
-                let (Some(key), i) = (mop.key(), i as u32) else { continue };
-                let k = key_ids[key];
+            for ((i, mop), &k) in txns.mops(t).iter().enumerate().zip(&key_of[t as usize]) {
+                let i = i as u32;
+                if k == u32::MAX {
+                    continue;
+                }
                 match mop {
                     Mop::Write { value, .. } => {
                         own.insert(k, *value);
@@ -183,12 +195,8 @@ impl<'h> Observations<'h> {
             ext.close();
         }
         let written_keys = |t: TxnId, keys: &mut Vec<u32>| {
-            keys.extend(
-                txns.mops(t)
-                    .iter()
-                    .filter(|m| matches!(m, Mop::Write { .. }))
-                    .filter_map(|m| m.key().map(|k| key_ids[k])),
-            )
+            let mops = txns.mops(t).iter().zip(&key_of[t as usize]);
+            keys.extend(mops.filter(|(m, _)| matches!(m, Mop::Write { .. })).map(|(_, &k)| k))
         };
         Ok(assemble(txns, keys, ext, &read_from, written_keys, |_| Vec::new(), bad))
     }
