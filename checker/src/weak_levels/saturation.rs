@@ -185,7 +185,7 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node], reaso
                 for &t3 in session {
                     let reads = &obs.reads[t3 as usize];
                     for (i, r) in reads.iter().enumerate() {
-                        let seen = if level == Level::ReadCommitted { &reads[..i] } else { &reads[..] };
+                        let seen = if level == Level::ReadCommitted { &reads[..i] } else { reads };
                         candidates.clear();
                         candidates.extend(seen.iter().flat_map(|other| obs.saw(other)));
                         candidates.sort_unstable();
