@@ -26,6 +26,15 @@
 //! 1M rw-register and 100k transactions unchanged; peak memory unchanged. A `GLIBC_TUNABLES` that already
 //! names `glibc.malloc.hugetlb` (`=0` turns huge pages off) is left as it is.
 //!
+//! Huge pages cost as well as save: the kernel clears each 2 MiB page whole when it is first touched, and
+//! on this machine's kind of VM (`defrag` set to `madvise`) may compact memory to find one. A check of the
+//! linear weak levels alone (`read-committed-cerone`, `read-atomic`: one pass over the history, no graph)
+//! walks its memory in order and gains nothing from them: on AWDIT's 1M-event read committed history
+//! (298,056 transactions, 360 MB) they added 0.2-0.5 s of kernel time to a check of 0.5 s of user time,
+//! 0.68-0.79 s wall with them off against 0.80-1.22 s on (three alternating pairs, 2026-12-05), and
+//! `clear_page` took 57% of the samples `perf` drew with them against 30% without. Such a check
+//! does not ask for them (`Cli::huge_pages`); every other command does, as measured above.
+//!
 //! Setting the top pad also stops glibc raising the size from which it maps an allocation on its own
 //! (128 KiB) as large blocks are freed, so every block of 128 KiB or more was mapped fresh, its pages
 //! cleared by the kernel as they were first touched, and unmapped when freed: a check allocates and frees
@@ -61,13 +70,17 @@ const HUGE_PAGES: &str = "glibc.malloc.hugetlb";
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const TUNABLES_BEFORE: &str = "ISOCHECK_GLIBC_TUNABLES_BEFORE";
 
-/// Sets the allocator's parameters. Call it first in `main`, before starting any thread: it may start
-/// the program again (see the module's documentation), and it changes the environment.
-pub fn configure() {
+/// Sets the allocator's parameters, asking for huge pages when `huge_pages` (the command gains by them:
+/// `Cli::huge_pages`). Call it first in `main`, before starting any thread: it may start the program again
+/// (see the module's documentation), and it changes the environment.
+pub fn configure(huge_pages: bool) {
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = huge_pages;
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         match std::env::var_os(TUNABLES_BEFORE) {
             Some(before) => restore_tunables(&before),
+            None if !huge_pages => {}
             None => {
                 if let Some(tunables) = with_huge_pages(std::env::var_os(TUNABLES).as_deref()) {
                     // Returns only if the program could not be started again: it then runs on as it is.

@@ -26,6 +26,26 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Whether the command gains by the allocator's huge pages (`allocator`, which measures it): all
+    /// but a check asked only for the linear weak levels (`read-committed-cerone`, `read-atomic`) and no
+    /// anomaly by name, which reads its history once in order and for which clearing huge pages costs
+    /// more than they save. A history given as list-append takes the full check, and keeps them.
+    pub fn huge_pages(&self) -> bool {
+        let Command::Check(args) = &self.command else { return true };
+        let linear = |m: &String| {
+            checker::consistency_model::canonical_model_name(m)
+                .is_some_and(|c| c == "read-committed-cerone" || c == "read-atomic")
+        };
+        let flags = &args.check;
+        let weak_alone = !flags.models.is_empty()
+            && flags.models.iter().all(linear)
+            && flags.anomalies.is_empty()
+            && args.workload != Some(WorkloadName::ListAppend);
+        !weak_alone
+    }
+}
+
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -779,4 +799,28 @@ pub struct CompareArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = MatrixFormat::Text)]
     pub format: MatrixFormat,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Cli;
+
+    fn huge_pages(args: &[&str]) -> bool {
+        Cli::try_parse_from(std::iter::once("isocheck").chain(args.iter().copied())).expect("good flags").huge_pages()
+    }
+
+    #[test]
+    fn only_a_check_of_the_linear_weak_levels_alone_goes_without_huge_pages() {
+        assert!(!huge_pages(&["check", "--model", "read-committed-cerone", "h.jsonl"]));
+        assert!(!huge_pages(&["check", "--model", "read-atomic", "--model", "read-committed-cerone", "h.txt"]));
+        // Causal consistency, a model decided by the graph, an anomaly, the default model, list-append.
+        assert!(huge_pages(&["check", "--model", "causal-cerone", "h.jsonl"]));
+        assert!(huge_pages(&["check", "--model", "read-atomic", "--model", "serializable", "h.jsonl"]));
+        assert!(huge_pages(&["check", "--model", "read-atomic", "--anomaly", "G1c", "h.jsonl"]));
+        assert!(huge_pages(&["check", "h.jsonl"]));
+        assert!(huge_pages(&["check", "--model", "read-atomic", "--workload", "list-append", "h.jsonl"]));
+        assert!(huge_pages(&["run"]));
+    }
 }

@@ -14,8 +14,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    allocator::configure();
-    let args = match cli::Cli::try_parse() {
+    // Parsing starts no thread, so the allocator may still be set up (and the program started again) after it.
+    let parsed = cli::Cli::try_parse();
+    allocator::configure(parsed.as_ref().is_ok_and(cli::Cli::huge_pages));
+    let args = match parsed {
         Ok(args) => args,
         Err(e) => {
             let code = if e.use_stderr() { exit::USAGE } else { exit::VALID };

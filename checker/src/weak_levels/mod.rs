@@ -11,6 +11,7 @@
 
 mod explain;
 mod observations;
+mod ragged;
 mod saturation;
 
 use std::collections::BTreeMap;

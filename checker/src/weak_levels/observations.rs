@@ -17,6 +17,8 @@ use crate::error::CheckError;
 use crate::graph::TxnId;
 use crate::txn::Txns;
 
+use super::ragged::Ragged;
+
 /// A transaction as the axioms see it: 0 is the initial state, the others index `Observations::txn`.
 pub(crate) type Node = u32;
 /// The initial state.
@@ -65,9 +67,9 @@ pub(crate) struct Observations<'h> {
     /// Each session's nodes, in order.
     pub sessions: Vec<Vec<Node>>,
     /// Each node's external reads, in program order.
-    pub reads: Vec<Vec<Read>>,
+    pub reads: Ragged<Read>,
     /// Each node's written keys, sorted.
-    pub writes: Vec<Vec<u32>>,
+    pub writes: Ragged<u32>,
     /// The other transactions list reads saw (see [`Read`]).
     pub seen: Vec<Node>,
     /// Version order a list history shows, which the commit order must contain: (before, after, key,
@@ -85,6 +87,11 @@ impl<'h> Observations<'h> {
         let mut written: FxHashMap<(u32, i64), WriteAt> = FxHashMap::default();
         // Every write of any outcome, so a read of an aborted or overwritten value is recognised.
         let mut last: FxHashMap<u32, (u32, i64)> = FxHashMap::default();
+        // Made as large as it will be at once, rather than grown (and rehashed) step by step.
+        let writes = txns.ids().map(|t| txns.mops(t).iter().filter(|m| matches!(m, Mop::Write { .. })).count()).sum();
+        written.reserve(writes);
+        // Each micro-op's key id (`u32::MAX`: none), so the reads below look no key up again.
+        let mut key_of: Ragged<u32> = Ragged::with_capacity(txns.len(), 2 * writes);
         for t in txns.ids() {
             last.clear();
             for (i, mop) in txns.mops(t).iter().enumerate() {
@@ -94,11 +101,15 @@ impl<'h> Observations<'h> {
                         message: format!("{mop} is a list-append micro-op, but the weak levels read rw-register ones"),
                     });
                 }
-                let Some(key) = mop.key() else { continue };
+                let Some(key) = mop.key() else {
+                    key_of.push(u32::MAX);
+                    continue;
+                };
                 let k = *key_ids.entry(key).or_insert_with(|| {
                     keys.push(key);
                     keys.len() as u32 - 1
                 });
+                key_of.push(k);
                 if let Mop::Write { value, .. } = mop {
                     if let Some(&(_, before)) = last.get(&k)
                         && let Some(w) = written.get_mut(&(k, before))
@@ -122,18 +133,25 @@ impl<'h> Observations<'h> {
                     }
                 }
             }
+            key_of.close();
         }
         // Each committed transaction's reads, resolved to their writers.
         let mut bad = Vec::new();
-        let mut ext: Vec<Vec<ExtRead>> = vec![Vec::new(); txns.len()];
+        let mut ext: Ragged<ExtRead> = Ragged::with_capacity(txns.len(), txns.len());
         let mut read_from = vec![false; txns.len()];
         // A transaction's own last write of each key so far.
         let mut own: FxHashMap<u32, i64> = FxHashMap::default();
-        for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
+        for t in txns.ids() {
+            if txns.outcome(t) != OpType::Ok {
+                ext.close();
+                continue;
+            }
             own.clear();
-            for (i, mop) in txns.mops(t).iter().enumerate() {
-                let (Some(key), i) = (mop.key(), i as u32) else { continue };
-                let k = key_ids[key];
+            for ((i, mop), &k) in txns.mops(t).iter().enumerate().zip(&key_of[t as usize]) {
+                let i = i as u32;
+                if k == u32::MAX {
+                    continue;
+                }
                 match mop {
                     Mop::Write { value, .. } => {
                         own.insert(k, *value);
@@ -158,7 +176,7 @@ impl<'h> Observations<'h> {
                             continue;
                         }
                         match (v, at) {
-                            (None, _) => ext[t as usize].push((k, None, i, Vec::new())),
+                            (None, _) => ext.push((k, None, i, Vec::new())),
                             (Some(_), None) => flag("thin-air-read", None),
                             (Some(_), Some(w)) if w.txn == t => flag("future-read", Some(t)),
                             (Some(_), Some(w)) if txns.outcome(w.txn) == OpType::Fail => {
@@ -167,20 +185,18 @@ impl<'h> Observations<'h> {
                             (Some(_), Some(w)) if w.overwritten => flag("intermediate-read", Some(w.txn)),
                             (Some(_), Some(w)) => {
                                 read_from[w.txn as usize] = true;
-                                ext[t as usize].push((k, Some(w.txn), i, Vec::new()));
+                                ext.push((k, Some(w.txn), i, Vec::new()));
                             }
                         }
                     }
                     _ => {}
                 }
             }
+            ext.close();
         }
-        let written_keys = |t: TxnId| -> Vec<u32> {
-            txns.mops(t)
-                .iter()
-                .filter(|m| matches!(m, Mop::Write { .. }))
-                .filter_map(|m| m.key().map(|k| key_ids[k]))
-                .collect()
+        let written_keys = |t: TxnId, keys: &mut Vec<u32>| {
+            let mops = txns.mops(t).iter().zip(&key_of[t as usize]);
+            keys.extend(mops.filter(|(m, _)| matches!(m, Mop::Write { .. })).map(|(_, &k)| k))
         };
         Ok(assemble(txns, keys, ext, &read_from, written_keys, |_| Vec::new(), bad))
     }
@@ -236,12 +252,16 @@ impl<'h> Observations<'h> {
             }
         }
         let mut bad = Vec::new();
-        let mut ext: Vec<Vec<ExtRead>> = vec![Vec::new(); txns.len()];
+        let mut ext: Ragged<ExtRead> = Ragged::with_capacity(txns.len(), txns.len());
         let mut read_from = vec![false; txns.len()];
         // Per key, the longest list read, which every other must be a prefix of.
         let mut longest: Vec<&'h [i64]> = vec![&[]; keys.len()];
         let mut own: FxHashMap<u32, usize> = FxHashMap::default();
-        for t in txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok) {
+        for t in txns.ids() {
+            if txns.outcome(t) != OpType::Ok {
+                ext.close();
+                continue;
+            }
             own.clear();
             for (i, mop) in txns.mops(t).iter().enumerate() {
                 let (Some(key), i) = (mop.key(), i as u32) else { continue };
@@ -329,15 +349,17 @@ impl<'h> Observations<'h> {
                 for &(w, _) in &runs {
                     read_from[w as usize] = true;
                 }
-                ext[t as usize].push((k, from, i, others));
+                ext.push((k, from, i, others));
             }
+            ext.close();
         }
-        let written_keys = |t: TxnId| -> Vec<u32> {
-            txns.mops(t)
-                .iter()
-                .filter(|m| matches!(m, Mop::Append { .. }))
-                .filter_map(|m| m.key().map(|k| key_ids[k]))
-                .collect()
+        let written_keys = |t: TxnId, keys: &mut Vec<u32>| {
+            keys.extend(
+                txns.mops(t)
+                    .iter()
+                    .filter(|m| matches!(m, Mop::Append { .. }))
+                    .filter_map(|m| m.key().map(|k| key_ids[k])),
+            )
         };
         let version_order = |included: &dyn Fn(TxnId) -> bool| {
             let mut ww = Vec::new();
@@ -384,9 +406,9 @@ impl<'h> Observations<'h> {
 fn assemble<'h>(
     txns: &Txns<'h>,
     keys: Vec<&'h Key>,
-    ext: Vec<Vec<ExtRead>>,
+    ext: Ragged<ExtRead>,
     read_from: &[bool],
-    written_keys: impl Fn(TxnId) -> Vec<u32>,
+    written_keys: impl Fn(TxnId, &mut Vec<u32>),
     version_order: impl FnOnce(&dyn Fn(TxnId) -> bool) -> Vec<(TxnId, TxnId, u32, bool)>,
     bad: Vec<BadRead>,
 ) -> Observations<'h> {
@@ -416,39 +438,33 @@ fn assemble<'h>(
         sessions[s as usize].push(node);
     }
     let mut seen = Vec::new();
-    let reads = txn
-        .iter()
-        .map(|&t| {
-            if t == TxnId::MAX {
-                return Vec::new();
+    let mut reads = Ragged::with_capacity(txn.len(), ext.items());
+    let mut writes = Ragged::with_capacity(txn.len(), ext.items());
+    let mut scratch = Vec::new();
+    for &t in &txn {
+        if t != TxnId::MAX {
+            for (key, from, mop, others) in &ext[t as usize] {
+                let start = seen.len() as u32;
+                seen.extend(others.iter().map(|&o| node_of[o as usize]));
+                reads.push(Read {
+                    key: *key,
+                    from: from.map_or(INIT, |w| node_of[w as usize]),
+                    mop: *mop,
+                    seen: (start, seen.len() as u32),
+                });
             }
-            ext[t as usize]
-                .iter()
-                .map(|(key, from, mop, others)| {
-                    let start = seen.len() as u32;
-                    seen.extend(others.iter().map(|&o| node_of[o as usize]));
-                    Read {
-                        key: *key,
-                        from: from.map_or(INIT, |w| node_of[w as usize]),
-                        mop: *mop,
-                        seen: (start, seen.len() as u32),
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let writes = txn
-        .iter()
-        .map(|&t| {
-            if t == TxnId::MAX {
-                return Vec::new();
+            scratch.clear();
+            written_keys(t, &mut scratch);
+            scratch.sort_unstable();
+            scratch.dedup();
+            for &k in &scratch {
+                writes.push(k);
             }
-            let mut ks = written_keys(t);
-            ks.sort_unstable();
-            ks.dedup();
-            ks
-        })
-        .collect();
+        }
+        reads.close();
+        writes.close();
+    }
+    drop(ext);
     let ww = version_order(&included)
         .into_iter()
         .map(|(a, b, k, shown)| (node_of[a as usize], node_of[b as usize], k, shown))
