@@ -399,7 +399,7 @@ impl GaleraCluster {
     /// SIGSTOPs node `i`'s server (a process that stops answering, as under a long GC pause or a VM stall),
     /// and returns once every one of its threads is stopped (a thread busy in the kernel stops only when
     /// it leaves it), so that nothing sent to the node afterwards is answered before it resumes; or, if
-    /// one has not stopped within [`STOP_TIMEOUT`], then.
+    /// one has not stopped within `STOP_TIMEOUT`, then.
     pub fn pause_node(&self, i: usize) -> Result<(), ClusterError> {
         self.node(i)?;
         if let Some(pid) = self.pid(i) {

@@ -119,7 +119,7 @@ impl History {
 
     /// Client transactions, in the order they were invoked.
     ///
-    /// A completion with no invoke (see [`crate::leniency`]) is a transaction of its own, placed where it
+    /// A completion with no invoke (see `leniency.rs`) is a transaction of its own, placed where it
     /// completed: its `invoke` is the completion itself and its `invoked_after` is `None`.
     pub fn transactions(&self) -> impl Iterator<Item = Transaction<'_>> + '_ {
         self.ops.iter().enumerate().filter_map(move |(i, op)| self.transaction_at(i, op))
