@@ -579,6 +579,13 @@ pub struct ShapeFlags {
     #[arg(long, default_value_t = 32)]
     pub max_writes_per_key: u64,
 
+    /// Transactions a key stays active at most: a key still active N transactions after it entered is
+    /// replaced by a fresh key, however few writes it took (0: no bound). Default: no bound, except for
+    /// list-append under `run --online`, where it is 1000, so that the online checker's fences close
+    /// every key soon and what it holds stays bounded (docs/online-checking.md).
+    #[arg(long, value_name = "N")]
+    pub key_lifetime: Option<u64>,
+
     /// How keys are chosen: uniform, exponential or zipfian.
     #[arg(long, default_value = "exponential")]
     pub key_dist: String,

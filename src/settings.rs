@@ -137,8 +137,19 @@ impl cli::CheckArgs {
     }
 }
 
-/// The workload the flags describe, validated.
-pub fn workload_spec(kind: WorkloadKind, shape: &ShapeFlags, scenario: &ScenarioFlags) -> anyhow::Result<WorkloadSpec> {
+/// How many transactions a list-append key stays active at most under `run --online` unless
+/// `--key-lifetime` says otherwise: every key then closes within a bounded window, so that retirement
+/// bounds what the online checker holds (docs/online-checking.md, "Lifetime fences").
+pub const ONLINE_KEY_LIFETIME: u64 = 1000;
+
+/// The workload the flags describe, validated. `online`: the run is checked online (`run --online`),
+/// which bounds list-append keys' lifetimes by default.
+pub fn workload_spec(
+    kind: WorkloadKind,
+    shape: &ShapeFlags,
+    scenario: &ScenarioFlags,
+    online: bool,
+) -> anyhow::Result<WorkloadSpec> {
     let key_dist = KeyDist::parse(&shape.key_dist).with_context(|| {
         format!("unknown --key-dist {:?}: expected uniform, exponential or zipfian", shape.key_dist)
     })?;
@@ -148,6 +159,12 @@ pub fn workload_spec(kind: WorkloadKind, shape: &ShapeFlags, scenario: &Scenario
         max_txn_len: shape.max_txn_len,
         max_writes_per_key: shape.max_writes_per_key,
         key_dist,
+        key_lifetime: match shape.key_lifetime {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None if online && kind == WorkloadKind::ListAppend => Some(ONLINE_KEY_LIFETIME),
+            None => None,
+        },
         ..Params::default()
     };
     let mode = match scenario.bank_mode {
@@ -262,5 +279,20 @@ mod tests {
         let err = Cli::try_parse_from(["isocheck", "hermitage", "--defect", "ssi_off"]).expect_err("refused");
         assert!(err.use_stderr());
         assert!(err.to_string().contains("expected one of: global-lock, ssi-off"), "{err}");
+    }
+
+    #[test]
+    fn online_list_append_runs_bound_key_lifetimes_unless_told_otherwise() {
+        let lifetime = |args: &[&str]| match Cli::try_parse_from(args).expect("the flags parse").command {
+            Command::Run(run) => {
+                workload_spec(run.workload, &run.shape, &run.scenario, run.online).expect("valid").params.key_lifetime
+            }
+            other => panic!("parsed as {other:?}"),
+        };
+        assert_eq!(lifetime(&["isocheck", "run"]), None, "offline runs draw Elle's stream");
+        assert_eq!(lifetime(&["isocheck", "run", "--online"]), Some(ONLINE_KEY_LIFETIME));
+        assert_eq!(lifetime(&["isocheck", "run", "--online", "--key-lifetime", "0"]), None);
+        assert_eq!(lifetime(&["isocheck", "run", "--key-lifetime", "50"]), Some(50));
+        assert_eq!(lifetime(&["isocheck", "run", "--online", "--workload", "rw-register"]), None);
     }
 }

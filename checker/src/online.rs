@@ -70,6 +70,40 @@ pub const STANDING_CASES: &[&str] = &[
 /// every model it does and, when the options prohibit it, is prohibited too.
 pub const VERSION_ORDER_CONTRADICTIONS: &[&str] = &["incompatible-order", "duplicate-elements"];
 
+/// The anomalies the check reports once per key, naming one witness among several (`incompatible-order`:
+/// the first disagreeing pair of reads by length). Rounds that hold different parts of a history may
+/// name different witnesses of one key: the verdict keeps one per key, and verdicts are compared by
+/// key for these ([`Witness`]).
+pub const ONCE_PER_KEY: &[&str] = &["incompatible-order"];
+
+/// What tells one anomaly of a type from another when two verdicts are compared: its transactions, or,
+/// for the anomalies reported once per key ([`ONCE_PER_KEY`]), its key.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Witness {
+    /// The transactions it names, sorted.
+    Txns(Vec<u64>),
+    /// The key it is about.
+    Key(Key),
+}
+
+impl Witness {
+    /// The witness of `anomaly`, of type `name`.
+    pub fn of(name: &str, anomaly: &Anomaly) -> Witness {
+        match anomaly {
+            Anomaly::Case(case) if ONCE_PER_KEY.contains(&name) => match &case.key {
+                Some(key) => Witness::Key(key.clone()),
+                None => Witness::Txns(sorted_txns(anomaly)),
+            },
+            _ => Witness::Txns(sorted_txns(anomaly)),
+        }
+    }
+}
+
+/// A verdict's anomalies as verdicts are compared: each type's witnesses.
+pub fn comparable(anomalies: &BTreeMap<String, Vec<Anomaly>>) -> BTreeMap<String, BTreeSet<Witness>> {
+    anomalies.iter().map(|(name, list)| (name.clone(), list.iter().map(|a| Witness::of(name, a)).collect())).collect()
+}
+
 /// The anomaly saying the dependency graph has no edge.
 const EMPTY_GRAPH: &str = "empty-transaction-graph";
 
@@ -215,10 +249,18 @@ impl Online {
             {
                 continue;
             }
-            let known: BTreeSet<Vec<u64>> = out.get(&name).into_iter().flatten().map(sorted_txns).collect();
-            let fresh: Vec<Anomaly> = list.into_iter().filter(|a| !known.contains(&sorted_txns(a))).collect();
+            let known: BTreeSet<Witness> =
+                out.get(&name).into_iter().flatten().map(|a| Witness::of(&name, a)).collect();
+            let fresh: Vec<Anomaly> = list.into_iter().filter(|a| !known.contains(&Witness::of(&name, a))).collect();
             if !fresh.is_empty() {
                 out.entry(name).or_default().extend(fresh);
+            }
+        }
+        // One witness per key where the check names one per key (rounds may have settled several).
+        for name in ONCE_PER_KEY {
+            if let Some(list) = out.get_mut(*name) {
+                let mut seen = BTreeSet::new();
+                list.retain(|a| seen.insert(Witness::of(name, a)));
             }
         }
         Ok(out)

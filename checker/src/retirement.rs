@@ -2,13 +2,15 @@
 //! holds a bounded part of it: the rule that decides which transactions can no longer take part in any
 //! anomaly with a transaction still held or still to come, and the rewriting of what stays. It needs
 //! *fences* from the workload: a key is retired when every transaction that will ever name it has been
-//! invoked (the generators rotate a key out after `max_writes_per_key` writes and never name it again).
+//! invoked (the generators rotate a key out after `max_writes_per_key` writes, or once it has been active
+//! `key_lifetime` transactions, and never name it again).
 //! The history alone cannot tell that, so without fences nothing is retired. The rule and the argument
 //! that it hides no anomaly are in docs/online-checking.md ("Bounded memory").
 //!
 //! In short: a transaction is a candidate when it completed and each of its keys is *closed* (retired,
-//! and every held transaction naming it completed). Candidates are then dropped from the set until no
-//! held transaction outside it has a dependency into it: none precedes a member in its process or in
+//! and every held transaction naming it completed). Candidates are then dropped from the set, each one
+//! that breaks a condition (not every candidate of a key that does), until no held transaction outside
+//! it has a dependency into it: none precedes a member in its process or in
 //! real time, none wrote what a member read, and on every shared key the members' appends are exactly
 //! the same prefix of every outside read (so no outside read misses a member's append, and no outside
 //! append comes before one). The set is retired: its transactions are dropped, and that common prefix
@@ -20,9 +22,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use histories::{History, Key, Mop, Observed, Op, OpType, OpValue};
 
 use crate::kind::Kind;
-
-/// The most passes of the shrinking a round spends before it gives up retiring.
-const MAX_PASSES: usize = 32;
 
 /// What one round retires from the held operations.
 #[derive(Debug, Default)]
@@ -136,61 +135,14 @@ pub(crate) fn retirable(history: &History, retired: &BTreeSet<Key>, order: Optio
         .filter(|(key, named)| retired.contains(**key) && named.iter().all(|&i| txns[i].completion_at.is_some()))
         .map(|(key, _)| *key)
         .collect();
-    let mut member: Vec<bool> =
+    let member: Vec<bool> =
         txns.iter().map(|t| t.completion_at.is_some() && t.appends.keys().all(|k| closed.contains(k))).collect();
-    // Shrink to the greatest set with no dependency into it from a held transaction outside it. Each
-    // pass costs the held transactions once; a round that has not settled within `MAX_PASSES` retires
-    // nothing (always sound), so that a round stays linear in what is held.
-    let mut passes = 0;
-    loop {
-        passes += 1;
-        if passes > MAX_PASSES {
-            return Retirement::default();
-        }
-        let mut changed = false;
-        // Process and real-time order: the earliest invocation, per process and overall, of an outside
-        // transaction, and the earliest completion of one.
-        let mut first_outside_invoke: BTreeMap<histories::Process, usize> = BTreeMap::new();
-        let mut first_outside_completion = usize::MAX;
-        for (i, t) in txns.iter().enumerate() {
-            if member[i] {
-                continue;
-            }
-            let at = first_outside_invoke.entry(t.process).or_insert(usize::MAX);
-            *at = (*at).min(t.invoke_at);
-            if let Some(c) = t.completion_at {
-                first_outside_completion = first_outside_completion.min(c);
-            }
-        }
-        for (i, t) in txns.iter().enumerate() {
-            if !member[i] {
-                continue;
-            }
-            let process_before =
-                keep_process_order && first_outside_invoke.get(&t.process).is_some_and(|&at| at < t.invoke_at);
-            // Real time: an outside transaction completed before this one was invoked.
-            let realtime_before = order == Some(Kind::Realtime) && first_outside_completion < t.invoke_at;
-            if process_before || realtime_before {
-                member[i] = false;
-                changed = true;
-            }
-        }
-        for (key, named) in &by_key {
-            let members: Vec<usize> = named.iter().copied().filter(|&i| member[i]).collect();
-            if members.is_empty() {
-                continue;
-            }
-            if !key_retires(key, named, &members, &txns, &member) {
-                for i in members {
-                    member[i] = false;
-                }
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    // Shrink to the greatest set with no dependency into it from a held transaction outside it: each
+    // transaction leaves the set at most once, and its leaving is propagated to its keys and to the
+    // process and real-time orders, so a round stays about linear in what is held.
+    let mut shrink = Shrink::new(&txns, member, keep_process_order, order == Some(Kind::Realtime));
+    shrink.settle(&by_key);
+    let member = shrink.member;
     let mut out = Retirement::default();
     for (i, t) in txns.iter().enumerate() {
         if member[i] {
@@ -215,55 +167,169 @@ pub(crate) fn retirable(history: &History, retired: &BTreeSet<Key>, order: Optio
     out
 }
 
-/// Whether the members naming `key` can leave while the outside transactions naming it stay: no
-/// dependency on `key` from an outside transaction into a member.
-fn key_retires(key: &Key, named: &[usize], members: &[usize], txns: &[Held], member: &[bool]) -> bool {
-    let outside: Vec<usize> = named.iter().copied().filter(|&i| !member[i]).collect();
-    if outside.is_empty() {
-        return true;
+/// The shrinking of the candidates to the set no held transaction outside it has a dependency into.
+struct Shrink<'t> {
+    txns: &'t [Held],
+    /// Whether each held transaction is (still) in the set.
+    member: Vec<bool>,
+    /// Transactions that left the set and whose leaving is not yet propagated.
+    left: Vec<usize>,
+    /// Process order (where it is kept): per process, its transactions by invocation, the least
+    /// invocation of an outside one, and how many of them (from the first) may still be members.
+    by_process: BTreeMap<histories::Process, (Vec<usize>, usize, usize)>,
+    /// Real-time order (where it is kept): every transaction by invocation, the least completion of an
+    /// outside one, and how many (from the first) may still be members.
+    by_invoke: Option<(Vec<usize>, usize, usize)>,
+}
+
+impl<'t> Shrink<'t> {
+    fn new(txns: &'t [Held], member: Vec<bool>, process_order: bool, realtime: bool) -> Shrink<'t> {
+        let by_invoke_at = |mut list: Vec<usize>| {
+            list.sort_by_key(|&i| txns[i].invoke_at);
+            list
+        };
+        let mut by_process: BTreeMap<histories::Process, Vec<usize>> = BTreeMap::new();
+        if process_order {
+            for (i, t) in txns.iter().enumerate() {
+                by_process.entry(t.process).or_default().push(i);
+            }
+        }
+        let by_process = by_process
+            .into_iter()
+            .map(|(process, list)| {
+                let n = list.len();
+                (process, (by_invoke_at(list), usize::MAX, n))
+            })
+            .collect();
+        let by_invoke = realtime.then(|| (by_invoke_at((0..txns.len()).collect()), usize::MAX, txns.len()));
+        let left = (0..txns.len()).filter(|&i| !member[i]).collect();
+        Shrink { txns, member, left, by_process, by_invoke }
+    }
+
+    fn expel(&mut self, i: usize) {
+        if self.member[i] {
+            self.member[i] = false;
+            self.left.push(i);
+        }
+    }
+
+    /// Propagates the leaving of every transaction outside until the set settles: the process and
+    /// real-time conditions, then each key a leaver names, again and again.
+    fn settle(&mut self, by_key: &BTreeMap<&Key, Vec<usize>>) {
+        // At first every key with a member is looked at, as its outside transactions are new.
+        let mut dirty: BTreeSet<&Key> = by_key.keys().copied().collect();
+        loop {
+            while let Some(i) = self.left.pop() {
+                self.order_after(i);
+                dirty.extend(self.txns[i].appends.keys().filter_map(|k| by_key.get_key_value(k).map(|(k, _)| *k)));
+            }
+            let Some(key) = dirty.pop_first() else { break };
+            for i in key_expels(key, &by_key[key], self.txns, &self.member) {
+                self.expel(i);
+            }
+        }
+    }
+
+    /// `i` is outside: the members of its process invoked after it, and (real time) every member invoked
+    /// after it completed, leave.
+    fn order_after(&mut self, i: usize) {
+        let t = &self.txns[i];
+        let mut leave = Vec::new();
+        if let Some((list, least, kept)) = self.by_process.get_mut(&t.process) {
+            *least = (*least).min(t.invoke_at);
+            while *kept > 0 && self.txns[list[*kept - 1]].invoke_at > *least {
+                leave.push(list[*kept - 1]);
+                *kept -= 1;
+            }
+        }
+        if let (Some((list, least, kept)), Some(c)) = (self.by_invoke.as_mut(), t.completion_at) {
+            *least = (*least).min(c);
+            while *kept > 0 && self.txns[list[*kept - 1]].invoke_at > *least {
+                leave.push(list[*kept - 1]);
+                *kept -= 1;
+            }
+        }
+        for j in leave {
+            self.expel(j);
+        }
+    }
+}
+
+/// The members naming `key` that must leave the set for no dependency on `key` to run from an
+/// outside transaction into it: with every outside transaction naming `key` read or written, the members
+/// that stay must have appended exactly the elements of one list P that every outside read begins
+/// with (those that took effect or may have), show no outside append in their reads, and appear
+/// nowhere after P; with no outside read, every append of theirs that may have taken effect must be
+/// shown by a member's read. Each member that breaks this leaves (and the caller looks at the key again,
+/// as P may then be shorter); an element both sides appended sends every member away.
+fn key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool]) -> Vec<usize> {
+    let (members, outside): (Vec<usize>, Vec<usize>) = named.iter().copied().partition(|&i| member[i]);
+    if members.is_empty() || outside.is_empty() {
+        return Vec::new();
     }
     let appends_of = |i: usize| txns[i].appends.get(key).map_or(&[][..], Vec::as_slice);
     let reads_of = |i: usize| txns[i].reads.get(key).map_or(&[][..], Vec::as_slice);
-    // The members' appends that took effect (or may have): they must all come before every outside one.
-    let effective: BTreeSet<i64> = members
-        .iter()
-        .filter(|&&i| txns[i].outcome != OpType::Fail)
-        .flat_map(|&i| appends_of(i).iter().copied())
-        .collect();
-    let every_member_append: BTreeSet<i64> = members.iter().flat_map(|&i| appends_of(i).iter().copied()).collect();
+    let effective = |i: usize| txns[i].outcome != OpType::Fail;
+    // Each member append's writer, and which of them took effect (or may have).
+    let mut writer: BTreeMap<i64, usize> = BTreeMap::new();
+    for &i in &members {
+        for &v in appends_of(i) {
+            writer.insert(v, i);
+        }
+    }
     let outside_appends: BTreeSet<i64> = outside.iter().flat_map(|&i| appends_of(i).iter().copied()).collect();
     // An element both sides appended: which writer a read shows is in doubt.
-    if !outside_appends.is_disjoint(&every_member_append) {
-        return false;
+    if outside_appends.iter().any(|v| writer.contains_key(v)) {
+        return members;
     }
-    // A member read an outside append: a write-read dependency into the set.
-    if members.iter().flat_map(|&i| reads_of(i)).any(|r| r.iter().any(|v| outside_appends.contains(v))) {
-        return false;
+    let mut leave: BTreeSet<usize> = BTreeSet::new();
+    // A member that read an outside append: a write-read dependency into the set.
+    for &i in &members {
+        if reads_of(i).iter().flatten().any(|v| outside_appends.contains(v)) {
+            leave.insert(i);
+        }
     }
     let outside_reads: Vec<&Vec<i64>> = outside.iter().flat_map(|&i| reads_of(i)).collect();
-    let n = effective.len();
-    match outside_reads.first() {
-        Some(first) => {
-            // Every outside read starts with the same list, holding exactly the members' effective appends,
-            // and shows no member's append after it.
-            if first.len() < n {
-                return false;
-            }
-            let prefix = &first[..n];
-            if prefix.iter().copied().collect::<BTreeSet<i64>>() != effective || prefix.len() != effective.len() {
-                return false;
-            }
-            outside_reads
+    match outside_reads.split_first() {
+        Some((first, rest)) => {
+            // P: the longest prefix common to every outside read whose elements are distinct member
+            // appends that took effect or may have.
+            let common = rest
                 .iter()
-                .all(|r| r.len() >= n && &r[..n] == prefix && r[n..].iter().all(|v| !every_member_append.contains(v)))
+                .fold(first.len(), |n, r| n.min(r.iter().zip(first.iter()).take_while(|(a, b)| a == b).count()));
+            let mut in_p: BTreeSet<i64> = BTreeSet::new();
+            for &v in &first[..common] {
+                if !writer.get(&v).is_some_and(|&w| effective(w)) || !in_p.insert(v) {
+                    break;
+                }
+            }
+            // A member whose effective append is not in P (an outside read misses it, or an outside
+            // element comes before it), or whose append an outside read shows after P, leaves.
+            for &i in &members {
+                if effective(i) && appends_of(i).iter().any(|v| !in_p.contains(v)) {
+                    leave.insert(i);
+                }
+            }
+            for r in &outside_reads {
+                for v in &r[in_p.len().min(r.len())..] {
+                    if let Some(&w) = writer.get(v) {
+                        leave.insert(w);
+                    }
+                }
+            }
         }
         None => {
-            // No outside read: every effective member append must be shown by a member's read, so that
-            // the outside appends, which none shows, come after all of them.
+            // No outside read: each effective member append must be shown by a member's read, so that the
+            // outside appends, which none shows, come after all of them.
             let shown: BTreeSet<i64> = members.iter().flat_map(|&i| reads_of(i)).flatten().copied().collect();
-            effective.is_subset(&shown)
+            for &i in &members {
+                if effective(i) && appends_of(i).iter().any(|v| !shown.contains(v)) {
+                    leave.insert(i);
+                }
+            }
         }
     }
+    leave.into_iter().collect()
 }
 
 /// The held operations once `retirement` is applied: its transactions' operations dropped, and each
@@ -300,4 +366,48 @@ pub(crate) fn apply(ops: Vec<Op>, retirement: &Retirement) -> Vec<Op> {
             op
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use histories::{Format, parse};
+
+    /// T0 and T1 append 1 and 2 to x, T3 reads x = [1, 2]; T2 reads x = `seen` and appends to y, a key
+    /// still active, so T2 stays held. x is retired.
+    fn retirable_with_t2_seeing(seen: &str) -> (Retirement, Key) {
+        let lines = [
+            r#"{"type":"invoke","process":0,"value":[["append","x",1]]}"#.to_string(),
+            r#"{"type":"ok","process":0,"value":[["append","x",1]]}"#.to_string(),
+            r#"{"type":"invoke","process":1,"value":[["append","x",2]]}"#.to_string(),
+            r#"{"type":"ok","process":1,"value":[["append","x",2]]}"#.to_string(),
+            r#"{"type":"invoke","process":2,"value":[["r","x",null],["append","y",1]]}"#.to_string(),
+            format!(r#"{{"type":"ok","process":2,"value":[["r","x",{seen}],["append","y",1]]}}"#),
+            r#"{"type":"invoke","process":3,"value":[["r","x",null]]}"#.to_string(),
+            r#"{"type":"ok","process":3,"value":[["r","x",[1,2]]]}"#.to_string(),
+        ];
+        let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
+        let x = match history.ops()[0].held_mops() {
+            [Mop::Append { key, .. }] => key.clone(),
+            other => panic!("{other:?}"),
+        };
+        (retirable(&history, &BTreeSet::from([x.clone()]), None), x)
+    }
+
+    #[test]
+    fn a_stale_outside_read_keeps_only_the_members_after_what_it_saw() {
+        // T2 saw [1]: T1's append (after what T2 saw: T2 anti-depends on T1) and T3 (which read it) stay;
+        // T0 leaves, and its element is cut from the reads that stay.
+        let (retirement, x) = retirable_with_t2_seeing("[1]");
+        assert_eq!(retirement.txns, BTreeSet::from([0]));
+        assert_eq!(retirement.strip, BTreeMap::from([(x, 1)]));
+        assert_eq!(retirement.drop, BTreeSet::from([0, 1]));
+        // T2 saw nothing: it anti-depends on T0 too, and nothing leaves.
+        let (retirement, _) = retirable_with_t2_seeing("[]");
+        assert!(retirement.txns.is_empty(), "{:?}", retirement.txns);
+        // T2 saw both: every transaction of x but T2 leaves.
+        let (retirement, x) = retirable_with_t2_seeing("[1,2]");
+        assert_eq!(retirement.txns, BTreeSet::from([0, 2, 6]));
+        assert_eq!(retirement.strip, BTreeMap::from([(x, 2)]));
+    }
 }

@@ -4,7 +4,8 @@
 //! - [`ListAppend`] and [`RwRegister`] draw transactions in the shape of Elle's generators
 //!   (`elle.txn/wr-txns`, `elle.list-append/gen`; Kingsbury & Alvaro, VLDB 2020): a number of active
 //!   integer keys, transaction lengths in a range, values unique per key (1, 2, 3, ...), a fresh key
-//!   rotated in when a key has taken `max_writes_per_key` writes, and keys chosen uniformly,
+//!   rotated in when a key has taken `max_writes_per_key` writes (or, optionally, has been active for
+//!   `key_lifetime` transactions: not Elle's), and keys chosen uniformly,
 //!   exponentially (Elle's) or by a Zipfian law (YCSB's). A seed names the same stream on every
 //!   platform and every `rand` version ([`Draw`]).
 //! - [`serial`] executes transactions one at a time on an in-memory map and records them as a history

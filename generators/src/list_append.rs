@@ -135,6 +135,73 @@ mod tests {
         assert_eq!(keys, (0..keys.len() as i64).collect::<Vec<_>>(), "keys are 0, 1, 2, ... with none skipped");
     }
 
+    /// Per key, the transactions (by place in the stream) from the one before which it was first seen
+    /// active to the last naming it; and whether a transaction named a key after it left the active set.
+    fn lifetimes(params: Params, seed: u64, n: usize) -> (BTreeMap<i64, (usize, usize)>, bool) {
+        let mut stream = ListAppend::new(params, seed).unwrap();
+        let mut span: BTreeMap<i64, (usize, usize)> = BTreeMap::new();
+        let mut gone: BTreeSet<i64> = BTreeSet::new();
+        let mut named_after_leaving = false;
+        for i in 0..n {
+            let before: BTreeSet<i64> = stream.active_keys().iter().copied().collect();
+            for &k in &before {
+                span.entry(k).or_insert((i, i));
+            }
+            let txn = stream.next().unwrap();
+            for mop in &txn {
+                let (Mop::Append { key: Key::Int(k), .. } | Mop::Read { key: Key::Int(k), .. }) = mop else {
+                    continue;
+                };
+                named_after_leaving |= gone.contains(k);
+                // A key rotated in while this transaction was drawn enters with it.
+                let entry = span.entry(*k).or_insert((i, i));
+                entry.1 = i;
+            }
+            let after: BTreeSet<i64> = stream.active_keys().iter().copied().collect();
+            gone.extend(before.difference(&after));
+        }
+        (span, named_after_leaving)
+    }
+
+    #[test]
+    fn a_key_lifetime_bounds_the_transactions_between_a_keys_entry_and_its_last_use() {
+        let base = Params { key_count: 8, max_txn_len: 4, ..Params::default() };
+        let longest = |spans: &BTreeMap<i64, (usize, usize)>| spans.values().map(|(a, b)| b - a).max().unwrap();
+        // Elle's stream: a key of a slot seldom drawn lives for thousands of transactions.
+        let (unbounded, lied) = lifetimes(base, 3, 20_000);
+        assert!(!lied, "a key was named after it left the active set");
+        assert!(longest(&unbounded) > 2_000, "the longest life was {}", longest(&unbounded));
+        for life in [1, 7, 200] {
+            let (bounded, lied) = lifetimes(Params { key_lifetime: Some(life), ..base }, 3, 20_000);
+            assert!(!lied, "lifetime {life}: a key was named after it left the active set");
+            assert!(longest(&bounded) < life as usize, "lifetime {life}: the longest life was {}", longest(&bounded));
+            // Keys rotate by age, not only by writes: far more of them than without the bound.
+            assert!(bounded.len() > 20_000 / life as usize, "lifetime {life}: only {} keys", bounded.len());
+        }
+        // The bound leaves the values unique per key and the first keys staggered: the cold slots' first
+        // keys are not all replaced by the same transaction.
+        let mut stream = ListAppend::new(Params { key_lifetime: Some(80), ..base }, 3).unwrap();
+        let first: Vec<i64> = stream.active_keys().to_vec();
+        let mut left_at = BTreeSet::new();
+        for i in 0..80 {
+            let before: BTreeSet<i64> = stream.active_keys().iter().copied().collect();
+            stream.next();
+            if before.iter().any(|k| first.contains(k) && !stream.active_keys().contains(k)) {
+                left_at.insert(i);
+            }
+        }
+        assert!(left_at.len() > 3, "the first keys left at {left_at:?}");
+    }
+
+    #[test]
+    fn without_a_lifetime_the_stream_is_elles() {
+        // `key_lifetime: None` draws exactly what the stream drew before the bound existed (pinned above),
+        // and a lifetime longer than any key lives changes nothing.
+        let p = Params { key_count: 4, max_writes_per_key: 4, ..Params::default() };
+        let long = Params { key_lifetime: Some(u64::MAX), ..p };
+        assert_eq!(txns(p, 2, 3_000), txns(long, 2, 3_000));
+    }
+
     #[test]
     fn read_fraction_sets_the_mix() {
         let count_reads = |f: f64| {

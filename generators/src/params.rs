@@ -1,6 +1,7 @@
 //! The parameters of a transaction stream, Elle's options for `elle.txn/wr-txns` under our names: how
 //! many keys are active at once, how long a transaction is, how many writes a key takes before a fresh
-//! key replaces it, how keys are chosen, and how often a micro-op reads. This module owns the
+//! key replaces it (and, optionally, how many transactions it stays active at most), how keys are
+//! chosen, and how often a micro-op reads. This module owns the
 //! parameters, their defaults and their validation; the stream itself is [`crate::wr_txns`]'s.
 
 use std::fmt;
@@ -21,6 +22,11 @@ pub struct Params {
     pub max_writes_per_key: u64,
     /// How keys are chosen (`:key-dist`; default Elle's exponential, base 2).
     pub key_dist: KeyDist,
+    /// The most transactions drawn while a key is active: a key still active that many transactions
+    /// after it entered is replaced by a fresh key, whatever its writes (default `None`: no bound, as
+    /// Elle). Not Elle's: it bounds every key's lifetime, so that an online checker's fences close
+    /// every key within a bounded window (docs/online-checking.md), however seldom the key is drawn.
+    pub key_lifetime: Option<u64>,
     /// The chance that a micro-op is a read rather than a write (Elle: one half).
     pub read_fraction: f64,
 }
@@ -33,6 +39,7 @@ impl Default for Params {
             max_txn_len: 2,
             max_writes_per_key: 32,
             key_dist: KeyDist::exponential(),
+            key_lifetime: None,
             read_fraction: 0.5,
         }
     }
@@ -52,6 +59,8 @@ impl Params {
             ))
         } else if self.max_writes_per_key == 0 {
             Some("each key must take at least one write".to_string())
+        } else if self.key_lifetime == Some(0) {
+            Some("a key must stay active for at least one transaction".to_string())
         } else if !(0.0..=1.0).contains(&self.read_fraction) {
             Some(format!("the read fraction must be between 0 and 1, not {}", self.read_fraction))
         } else {
@@ -84,6 +93,7 @@ mod tests {
         let p = Params::default();
         assert_eq!((p.key_count, p.min_txn_len, p.max_txn_len, p.max_writes_per_key), (10, 1, 2, 32));
         assert_eq!(p.key_dist, KeyDist::Exponential { base: 2.0 });
+        assert_eq!(p.key_lifetime, None);
         assert_eq!(p.validate(), Ok(()));
     }
 
@@ -96,6 +106,7 @@ mod tests {
         assert!(bad(Params { min_txn_len: 3, max_txn_len: 2, ..p }).contains("longer than the longest (2)"));
         assert!(bad(Params { max_writes_per_key: 0, ..p }).contains("at least one write"));
         assert!(bad(Params { read_fraction: 1.5, ..p }).contains("between 0 and 1"));
+        assert!(bad(Params { key_lifetime: Some(0), ..p }).contains("at least one transaction"));
         assert!(bad(Params { key_dist: KeyDist::Exponential { base: 0.5 }, ..p }).contains("greater than 1"));
     }
 }

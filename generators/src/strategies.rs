@@ -37,6 +37,7 @@ pub fn list_append_params() -> impl Strategy<Value = Params> {
             max_txn_len: min_txn_len + extra,
             max_writes_per_key,
             key_dist,
+            key_lifetime: None,
             read_fraction,
         },
     )

@@ -3,7 +3,11 @@
 //! integers held in numbered slots; each key counts its writes, and the values written to a key are
 //! 1, 2, 3, ... so every write is unique per key. A write that would exceed `max_writes_per_key`
 //! instead retires its key: a fresh key (one more than any key so far) takes the slot, and the
-//! micro-op is drawn again, as Elle does. This module owns the stream; the workloads
+//! micro-op is drawn again, as Elle does. With a `key_lifetime` of L (not Elle's), a key is also
+//! retired, before a transaction is drawn, once L transactions have been drawn since it entered,
+//! however few writes it took; the first keys' lifetimes are staggered (slot i's first key lives
+//! L * (i + 1) / key_count transactions) so that the keys of slots seldom written do not all rotate
+//! at once. Without one, the stream is exactly Elle's. This module owns the stream; the workloads
 //! ([`crate::list_append`], [`crate::rw_register`]) name its writes.
 
 use std::collections::BTreeMap;
@@ -31,6 +35,11 @@ pub(crate) struct WrTxns {
     next_key: i64,
     /// Writes so far, per key (keys absent have had none).
     writes: BTreeMap<i64, u64>,
+    /// Transactions drawn so far.
+    drawn: u64,
+    /// Per slot: the number of the transaction before which its key is retired for its age
+    /// (`u64::MAX` without a `key_lifetime`).
+    expires: Vec<u64>,
 }
 
 impl WrTxns {
@@ -43,6 +52,14 @@ impl WrTxns {
             active: (0..params.key_count as i64).collect(),
             next_key: params.key_count as i64,
             writes: BTreeMap::new(),
+            drawn: 0,
+            expires: (0..params.key_count as u64)
+                .map(|slot| match params.key_lifetime {
+                    // Staggered: slot `i`'s first key lives `L * (i + 1) / key_count` transactions (at least one).
+                    Some(life) => (u128::from(life) * u128::from(slot + 1) / params.key_count as u128).max(1) as u64,
+                    None => u64::MAX,
+                })
+                .collect(),
         })
     }
 
@@ -54,9 +71,27 @@ impl WrTxns {
         &self.active
     }
 
+    /// Puts a fresh key in `slot`, retiring the one there (a retired key never returns, so its count
+    /// can go); the fresh key's lifetime starts with the transaction being drawn.
+    fn rotate(&mut self, slot: usize) {
+        self.writes.remove(&self.active[slot]);
+        self.active[slot] = self.next_key;
+        self.next_key += 1;
+        self.expires[slot] = match self.params.key_lifetime {
+            Some(life) => self.drawn.saturating_add(life),
+            None => u64::MAX,
+        };
+    }
+
     /// The next transaction's micro-ops.
     pub(crate) fn next_txn(&mut self) -> Vec<Drawn> {
         let p = self.params;
+        // Keys past their lifetime leave before the transaction is drawn: it names none of them.
+        for slot in 0..self.active.len() {
+            if self.expires[slot] <= self.drawn {
+                self.rotate(slot);
+            }
+        }
         let len = self.draw.between(p.min_txn_len as u64, p.max_txn_len as u64) as usize;
         let mut txn = Vec::with_capacity(len);
         while txn.len() < len {
@@ -69,15 +104,13 @@ impl WrTxns {
             }
             let written = self.writes.entry(key).or_insert(0);
             if *written >= p.max_writes_per_key {
-                // A retired key never returns, so its count can go.
-                self.writes.remove(&key);
-                self.active[slot] = self.next_key;
-                self.next_key += 1;
+                self.rotate(slot);
                 continue;
             }
             *written += 1;
             txn.push(Drawn::Write { key, value: *written as i64 });
         }
+        self.drawn += 1;
         txn
     }
 }

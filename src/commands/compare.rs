@@ -45,7 +45,7 @@ struct Tally {
 
 pub fn run(args: &CompareArgs) -> anyhow::Result<u8> {
     let specs = args.system.specs(&[SystemKind::Engine, SystemKind::Sqlite], DefectScope::EngineOnly)?;
-    let workload = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario)?;
+    let workload = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario, false)?;
     let mut opened: Vec<Arc<dyn System>> = Vec::new();
     for spec in &specs {
         opened.push(spec.open()?);

@@ -89,7 +89,7 @@ pub fn execute(
     shrink: bool,
 ) -> anyhow::Result<Executed> {
     let spec = args.system.spec()?;
-    let mut workload_spec = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario)?;
+    let mut workload_spec = crate::settings::workload_spec(args.workload, &args.shape, &args.scenario, args.online)?;
     workload_spec.params.key_count = variation.key_count;
     workload_spec.params.max_txn_len = variation.max_txn_len;
     // Checked before the system is opened: a nemesis that cannot work is bad usage, whatever the system.
@@ -360,6 +360,7 @@ fn online_json(online: &OnlineSummary) -> serde_json::Value {
         "stopped_by": online.stopped_by.as_ref().map(|(name, ops)| serde_json::json!({"anomaly": name, "after_ops": ops})),
         "max_lag_s": online.max_lag_ms as f64 / 1000.0,
         "retired_txns": online.retired_txns,
+        "most_held_ops": online.most_held,
         "last_round": {"ops": online.last_round.0, "seconds": online.last_round.1 as f64 / 1000.0},
     })
 }

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use checker::online::Witness;
 use checker::{Anomaly, Online, Options, StandingAnomaly};
 use histories::{Key, Op, OpType, Position};
 
@@ -63,9 +64,11 @@ pub struct OnlineSummary {
     pub last_round: (usize, u64),
     /// Transactions retired by the rounds (on the workload's fences).
     pub retired_txns: u64,
+    /// The most operations held after a round (once it retired what it could).
+    pub most_held: usize,
     /// The rounds' verdict on the whole history (`checker::Online::finish`), by type, when the run ran
     /// to its end without a nemesis (whose final reads the rounds do not see).
-    pub final_anomalies: Option<BTreeMap<String, BTreeSet<Vec<u64>>>>,
+    pub final_anomalies: Option<BTreeMap<String, BTreeSet<Witness>>>,
 }
 
 /// The checker thread: receives the logs' operations until every log is done (or the run is over),
@@ -119,6 +122,7 @@ pub(crate) fn check_online(
         let found = online.check_held();
         summary.rounds += 1;
         summary.last_round = (online.held().len(), started.elapsed().as_millis() as u64);
+        summary.most_held = summary.most_held.max(online.held().len());
         summary.retired_txns = online.retired_txns();
         let lag = shared.clock.now().saturating_sub(merger.checked_time).max(0) / 1_000_000;
         summary.max_lag_ms = summary.max_lag_ms.max(lag as u64);
@@ -178,22 +182,10 @@ pub(crate) fn check_online(
     summary
 }
 
-/// Anomalies as the online and offline verdicts are compared: each type's transactions, sorted.
-pub fn by_type(anomalies: &BTreeMap<String, Vec<Anomaly>>) -> BTreeMap<String, BTreeSet<Vec<u64>>> {
-    anomalies
-        .iter()
-        .map(|(name, list)| {
-            let txns = list
-                .iter()
-                .map(|a| {
-                    let mut t = a.txn_indices();
-                    t.sort_unstable();
-                    t
-                })
-                .collect();
-            (name.clone(), txns)
-        })
-        .collect()
+/// Anomalies as the online and offline verdicts are compared: each type's witnesses
+/// (`checker::online::comparable`).
+pub fn by_type(anomalies: &BTreeMap<String, Vec<Anomaly>>) -> BTreeMap<String, BTreeSet<Witness>> {
+    checker::online::comparable(anomalies)
 }
 
 /// The logs' operations, merged into the prefix of the history as far as no log can still add one

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use checker::consistency_model::impossible_models;
+use checker::online::{Witness, comparable};
 use checker::{Inference, Online, Options, Workload, check};
 use histories::{History, Key, Mop, Observed, OpValue};
 use proptest::strategy::{Strategy, ValueTree};
@@ -132,22 +133,10 @@ fn fences(history: &History) -> BTreeMap<usize, Vec<Key>> {
     out
 }
 
-/// The anomalies as the test compares them: each type's transaction lists.
-fn by_type(anomalies: &BTreeMap<String, Vec<checker::Anomaly>>) -> BTreeMap<String, BTreeSet<Vec<u64>>> {
-    anomalies
-        .iter()
-        .map(|(name, list)| {
-            let txns = list
-                .iter()
-                .map(|a| {
-                    let mut t = a.txn_indices();
-                    t.sort_unstable();
-                    t
-                })
-                .collect();
-            (name.clone(), txns)
-        })
-        .collect()
+/// The anomalies as the test compares them: each type's witnesses (transactions, or the key of an
+/// anomaly reported once per key).
+fn by_type(anomalies: &BTreeMap<String, Vec<checker::Anomaly>>) -> BTreeMap<String, BTreeSet<Witness>> {
+    comparable(anomalies)
 }
 
 /// Retirement never hides an anomaly: fenced histories (generated segments chained on shared keys, each

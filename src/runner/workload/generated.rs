@@ -90,6 +90,7 @@ impl TxnSource for GeneratedWorkload {
             "max_txn_len": self.params.max_txn_len,
             "max_writes_per_key": self.params.max_writes_per_key,
             "key_dist": self.params.key_dist.name(),
+            "key_lifetime": self.params.key_lifetime,
             "read_fraction": self.params.read_fraction,
             "seed": self.seed,
         })
