@@ -30,7 +30,7 @@ pub fn judge(
     result.flags.extend(timing::zero_abort_under_contention(&outcome.history, level.promised_model()));
     result.flags.extend(resource_aborts(outcome.fail, &outcome.causes, &outcome.messages));
     result.flags.extend(cluster_health::degraded_cluster(&outcome.history, cluster_health::DOWN_THRESHOLD));
-    let per_node = crate::run_summary::commits_per_node(&outcome.history);
+    let per_node = crate::runner::cluster_health::commits_per_node(&outcome.history);
     result.flags.extend(cluster_health::one_node_commits(&outcome.history, &per_node));
     if let Some(holds) = source.holds() {
         let timing = holds.timing(clients);

@@ -12,6 +12,7 @@ use findings::{ContendedPairs, Documented, HoldFigures, RunSummary};
 use histories::{Function, History};
 
 use crate::runner::RunOutcome;
+use crate::runner::cluster_health;
 use crate::runner::workload::TxnSource;
 
 /// What one run was asked to be, beside what it did: the figures of `run.json` the outcome does not
@@ -83,7 +84,7 @@ pub fn run_summary(
         graph_check: None,
         shrunk: None,
         stopped_early: outcome.ended_early.clone(),
-        commits_per_node: commits_per_node(&outcome.history),
+        commits_per_node: cluster_health::commits_per_node(&outcome.history),
         out_dir: settings.out_dir.display().to_string(),
         extra: serde_json::Map::new(),
     }
@@ -96,19 +97,6 @@ fn operations(history: &History) -> BTreeMap<String, BTreeMap<String, u64>> {
         *by_f.entry(t.invoke.f().to_string()).or_default().entry(t.outcome().as_str().to_string()).or_default() += 1;
     }
     by_f
-}
-
-/// Committed transactions by the node their completion names (empty when no op names one).
-pub fn commits_per_node(history: &History) -> BTreeMap<String, u64> {
-    let mut by_node: BTreeMap<String, u64> = BTreeMap::new();
-    for t in history.transactions().filter(|t| *t.invoke.f() != Function::Init) {
-        if t.outcome() == histories::OpType::Ok
-            && let Some(node) = t.op().node()
-        {
-            *by_node.entry(node.to_string()).or_default() += 1;
-        }
-    }
-    by_node
 }
 
 fn round3(x: f64) -> f64 {

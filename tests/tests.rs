@@ -20,6 +20,7 @@ mod hermitage;
 mod hostile_input;
 mod hunt;
 mod mariadb;
+mod module_cycles;
 mod online_retirement;
 mod overlap;
 mod replay;

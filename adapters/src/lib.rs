@@ -1,6 +1,9 @@
 //! isocheck's adapters: one statement-level client-session interface, the stable way to plug a database
 //! into isocheck, and its implementations for the systems isocheck tests. This crate neither generates
-//! workloads (`generators`) nor records or judges histories (the runner and `checker`). To test your own engine from Rust, implement [`System`] (its name and version, how it
+//! workloads (`generators`), nor records or judges histories (the runner and `checker`), nor starts
+//! servers (a local Galera cluster is the `galera` crate's).
+//!
+//! To test your own engine from Rust, implement [`System`] (its name and version, how it
 //! runs each [`Level`], fresh tables, sessions) and [`Session`] (begin, the micro-ops, commit, rollback,
 //! each failure typed by what it means for the history: [`Failure::Aborted`] for `fail`,
 //! [`Failure::Indeterminate`] for `info`). `examples/lockstore` is a complete one: a small engine of its
@@ -26,8 +29,7 @@
 //! how ([`LevelSupport`]); each classifies failures the way a history needs them: certainly without
 //! effect (`fail`) or indeterminate (`info`). The two SQL adapters share one client-side transaction
 //! state: a failed statement ends its transaction at once, as in the engine, so an abort never holds
-//! locks while the caller decides what to do. This crate neither generates workloads, nor records
-//! histories, nor starts servers (a local Galera cluster is the `galera` crate's).
+//! locks while the caller decides what to do.
 //!
 //! ```
 //! use adapters::{EngineSystem, Level, System};

@@ -53,23 +53,8 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             phase.done("list-append index, beside the process or real-time order");
             let index = index?;
             let dependencies = dependencies(|| index.edges(&txns));
-            let ((cases, weak), built) = rayon::join(
-                || {
-                    rayon::join(
-                        || {
-                            let phase = Phase::start();
-                            let cases = index.cases(&txns);
-                            phase.done("inference's anomalies without cycles");
-                            cases
-                        },
-                        || weak_levels::cases(&txns, workload, options).map(|(cases, _)| cases),
-                    )
-                },
-                || Built::new(&txns, dependencies, order, alone),
-            );
-            let mut cases = cases;
-            let deferred = weak_levels::merge(weak?, &mut cases, alone);
-            final_reads::add_cases(&txns, &mut cases);
+            let (cases, deferred, built) =
+                cases_beside_graph(&txns, workload, options, || index.cases(&txns), dependencies, order, alone)?;
             phase.done("list-append anomalies without cycles, beside the graph and its components");
             let found = Found {
                 built,
@@ -98,23 +83,8 @@ pub fn check(history: &History, options: &Options) -> Result<CheckResult, CheckE
             phase.done("rw-register index, beside the process or real-time order");
             let index = index?;
             let dependencies = dependencies(|| index.edges());
-            let ((cases, weak), built) = rayon::join(
-                || {
-                    rayon::join(
-                        || {
-                            let phase = Phase::start();
-                            let cases = index.cases(&txns);
-                            phase.done("inference's anomalies without cycles");
-                            cases
-                        },
-                        || weak_levels::cases(&txns, workload, options).map(|(cases, _)| cases),
-                    )
-                },
-                || Built::new(&txns, dependencies, order, alone),
-            );
-            let mut cases = cases;
-            let deferred = weak_levels::merge(weak?, &mut cases, alone);
-            final_reads::add_cases(&txns, &mut cases);
+            let (cases, deferred, built) =
+                cases_beside_graph(&txns, workload, options, || index.cases(&txns), dependencies, order, alone)?;
             phase.done("rw-register anomalies without cycles, beside the graph and its components");
             let unordered = index.unordered_writes();
             let found = Found {
@@ -351,6 +321,42 @@ struct Built {
     empty: bool,
     /// Dependencies by kind name: the graph's, or, with no graph, those inferred before merging.
     edges: BTreeMap<String, usize>,
+}
+
+/// Cases by anomaly name.
+type CasesByName = BTreeMap<&'static str, Vec<Case>>;
+
+/// The anomalies that need no cycle (`inferred`, the workload's inference's), beside the weak levels'
+/// exact check, beside the graph and its components: the cases with the weak levels' merged in and the
+/// final reads' added, the weak levels' cases left to the cycle search (`weak_levels::merge`), and the
+/// graph. List-append and rw-register histories are checked alike from here.
+fn cases_beside_graph(
+    txns: &Txns<'_>,
+    workload: Workload,
+    options: &Options,
+    inferred: impl FnOnce() -> CasesByName + Send,
+    dependencies: EdgeList,
+    order: OrderEdges,
+    alone: bool,
+) -> Result<(CasesByName, CasesByName, Built), CheckError> {
+    let ((cases, weak), built) = rayon::join(
+        || {
+            rayon::join(
+                || {
+                    let phase = Phase::start();
+                    let cases = inferred();
+                    phase.done("inference's anomalies without cycles");
+                    cases
+                },
+                || weak_levels::cases(txns, workload, options).map(|(cases, _)| cases),
+            )
+        },
+        || Built::new(txns, dependencies, order, alone),
+    );
+    let mut cases = cases;
+    let deferred = weak_levels::merge(weak?, &mut cases, alone);
+    final_reads::add_cases(txns, &mut cases);
+    Ok((cases, deferred, built))
 }
 
 /// The workload's dependencies, inferred by `infer` on all cores. They are inferred before the anomalies

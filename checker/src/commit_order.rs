@@ -9,8 +9,9 @@
 //! commit order, and a committed read of a value whose writer the order places after the reader (the
 //! reader saw a write before it was committed, or the order is wrong). What the order contradicts under a
 //! model (a read of a version it says was overwritten) is left to the dependency graph, as any other
-//! version order's consequences. This module owns the positions, the register version edges they give
-//! and those contradictions; the version graphs are each workload's `versions`'.
+//! version order's consequences. This module owns the positions and those contradictions; the version
+//! graphs are each workload's, and so are the version edges the positions give them (the registers' in
+//! `rw_register::commit_edges`, the closed predicates' in `closed_predicate::versions`).
 
 use histories::{Key, OpType};
 use rustc_hash::FxHashMap;
@@ -18,9 +19,8 @@ use serde_json::json;
 
 use crate::explain::{case, facts};
 use crate::graph::TxnId;
-use crate::item::{Ext, ItemIndex, NO_TXN, value_text};
+use crate::item::{NO_TXN, value_text};
 use crate::result::Case;
-use crate::rw_register::versions::{Source, VersionEdge, Versions};
 use crate::txn::Txns;
 
 /// Each transaction's position in the database's commit order, as its completion recorded it.
@@ -48,40 +48,6 @@ impl CommitOrder {
         self.position.get(t as usize).copied().flatten()
     }
 
-    /// For each key, the version edges between its writes consecutive in the commit order: from the
-    /// value of each positioned writer to the value of the next (writers that failed, and writers at a
-    /// position another transaction shares, are left out: those contradictions are reported instead).
-    pub(crate) fn version_edges(
-        &self,
-        txns: &Txns<'_>,
-        ext: &[&[Ext]],
-        versions: &[Versions],
-    ) -> Vec<Vec<VersionEdge>> {
-        let shared = self.shared_positions();
-        let mut writes: Vec<Vec<(i64, TxnId, u32)>> = vec![Vec::new(); versions.len()];
-        for (t, exts) in ext.iter().enumerate() {
-            let t = t as TxnId;
-            let Some(p) = self.orders(txns, t, &shared) else { continue };
-            for e in exts.iter() {
-                if let Some(value) = e.write
-                    && let Some(id) = versions[e.key as usize].id(value)
-                {
-                    writes[e.key as usize].push((p, t, id));
-                }
-            }
-        }
-        writes
-            .into_iter()
-            .map(|mut ws| {
-                ws.sort_unstable();
-                ws.windows(2)
-                    .filter(|w| w[0].2 != w[1].2)
-                    .map(|w| (w[0].2, w[1].2, Source::CommitOrder(w[0].1, w[1].1)))
-                    .collect()
-            })
-            .collect()
-    }
-
     /// Whether the transaction's position may order its writes: it has one, it did not fail, and no other
     /// transaction shares it (those contradictions are reported instead).
     pub(crate) fn orders(&self, txns: &Txns<'_>, t: TxnId, shared: &FxHashMap<i64, Vec<TxnId>>) -> Option<i64> {
@@ -99,28 +65,6 @@ impl CommitOrder {
         }
         at.retain(|_, ts| ts.len() > 1);
         at
-    }
-
-    /// The `incompatible-order` anomalies of a register history: what the recorded order contradicts in
-    /// the history itself.
-    pub(crate) fn contradictions(
-        &self,
-        txns: &Txns<'_>,
-        items: &ItemIndex<'_>,
-        ext: &[&[Ext]],
-        versions: &[Versions],
-    ) -> Vec<Case> {
-        let mut cases = self.placements(txns);
-        for (t, exts) in ext.iter().enumerate() {
-            let t = t as TxnId;
-            for e in exts.iter() {
-                let Some(value) = e.read else { continue };
-                let kv = &versions[e.key as usize];
-                let Some(id) = kv.id(value) else { continue };
-                cases.extend(self.read_ahead(txns, t, kv.ext_writer[id as usize], items.key(e.key), value));
-            }
-        }
-        cases
     }
 
     /// The `incompatible-order` anomalies of the positions alone: two transactions at one position, and a

@@ -40,7 +40,7 @@ struct Pairs {
 /// so that a big history's real-time order is never held beside the whole graph.
 const SOURCES_PER_BLOCK: usize = 1 << 20;
 
-/// Dependencies of one kind into one target after another, in blocks of about [`SOURCES_PER_BLOCK`]
+/// Dependencies of one kind into one target after another, in blocks of about `SOURCES_PER_BLOCK`
 /// sources.
 #[derive(Debug)]
 pub struct SourcesByTarget {

@@ -1,9 +1,9 @@
-//! The engine handle, its configuration, and the beginning and end of every transaction.
+//! The engine handle, its configuration, and the state every transaction shares.
 //!
 //! Owns: [`Engine`] (a cheap, shareable handle), [`EngineConfig`] (the planted defect, the lock timeout and test
 //! hooks), and `EngineInner`, which ties the clock, the key space, SSI, the wait-for graph and the counters
-//! together. Does not own statements (`txn.rs`), the commit protocol (`commit.rs`), waiting (`lock_wait.rs`) or
-//! sessions (`session.rs`).
+//! together. Does not own a transaction's begin, end and statements (`txn.rs`), the commit protocol (`commit.rs`),
+//! waiting (`lock_wait.rs`) or sessions (`session.rs`, which also opens one: [`Engine::session`]).
 //!
 //! Lock order, outermost first: a session's state; the commit lock; then exactly one of a chain, the SSI registry,
 //! the predicate-lock table, a store shard, the active-snapshot set, the wait-for graph, a session's wait slot or a
@@ -17,16 +17,13 @@ use std::time::{Duration, Instant};
 
 use crate::defect::Defect;
 use crate::error::{Error, Result};
-use crate::isolation::Isolation;
 use crate::key::RowKey;
-use crate::lock_wait::{Interrupt, WaitGraph};
-use crate::session::EngineSession;
+use crate::lock_wait::WaitGraph;
 use crate::snapshot::Clock;
 use crate::ssi::Ssi;
 use crate::stats::{Counters, EngineStats, StorageStats};
 use crate::store::Store;
 use crate::sync::{Arc, Condvar, Mutex, lock, wait_timeout};
-use crate::txn::Txn;
 
 /// A callback run during commit after each write is installed, with the written key. Tests use it to pause a commit
 /// half-way and show that readers cannot see half a commit (or can, with the `non-atomic-commit` defect).
@@ -124,11 +121,6 @@ impl Engine {
         self.inner.config.defect
     }
 
-    /// A new session, to be used by one client thread at a time.
-    pub fn session(&self) -> EngineSession {
-        EngineSession::new(self.clone())
-    }
-
     /// Commits and aborts so far.
     pub fn stats(&self) -> EngineStats {
         self.inner.counters.snapshot()
@@ -165,7 +157,7 @@ pub(crate) struct EngineInner {
     pub(crate) commit_lock: Mutex<()>,
     /// Which blocked transaction waits for which, for deadlock detection.
     pub(crate) waits: WaitGraph,
-    gate: Gate,
+    pub(crate) gate: Gate,
     pub(crate) counters: Counters,
 }
 
@@ -173,44 +165,18 @@ impl EngineInner {
     pub(crate) fn defect(&self) -> Option<Defect> {
         self.config.defect
     }
-
-    /// Starts a transaction: a registered snapshot, and SSI tracking at serializable. Never waits for another
-    /// transaction, except under the `global-lock` defect. `interrupt` is the session's, so a kill reaches the
-    /// transaction's waits.
-    pub(crate) fn begin_txn(&self, isolation: Isolation, interrupt: Arc<Interrupt>) -> Result<Txn> {
-        // The `global-lock` defect: one lock held from begin to commit or rollback (released in `end_txn`), the MVCC
-        // layer on a global mutex that isocheck's overlap test exists to catch.
-        if self.defect() == Some(Defect::GlobalLock) {
-            self.gate.acquire(self.config.lock_timeout)?;
-        }
-        let id = self.clock.next_txn_id();
-        let snapshot = self.clock.take_snapshot();
-        let sxact = (isolation == Isolation::Serializable).then(|| self.ssi.begin(id, snapshot));
-        Ok(Txn::new(id, isolation, snapshot, sxact, interrupt))
-    }
-
-    /// Releases what a finished transaction held once it has committed or been rolled back.
-    pub(crate) fn end_txn(&self, txn: &Txn) {
-        self.clock.release_snapshot(txn.snapshot());
-        if txn.is_serializable() {
-            self.ssi.cleanup(self.clock.horizon());
-        }
-        if self.defect() == Some(Defect::GlobalLock) {
-            self.gate.release();
-        }
-    }
 }
 
 /// The single transaction lock of the `global-lock` defect: a flag and a condition variable rather than a mutex
 /// guard, because it is held across calls (from `begin` to `commit`) and may be released by another thread (`kill`).
 #[derive(Debug, Default)]
-struct Gate {
+pub(crate) struct Gate {
     held: Mutex<bool>,
     freed: Condvar,
 }
 
 impl Gate {
-    fn acquire(&self, timeout: Duration) -> Result<()> {
+    pub(crate) fn acquire(&self, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
         let mut held = lock(&self.held);
         while *held {
@@ -224,7 +190,7 @@ impl Gate {
         Ok(())
     }
 
-    fn release(&self) {
+    pub(crate) fn release(&self) {
         *lock(&self.held) = false;
         self.freed.notify_one();
     }

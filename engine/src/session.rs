@@ -1,7 +1,8 @@
 //! Sessions: one client's connection to the engine, driven one statement at a time.
 //!
 //! Owns: [`EngineSession`] (the statement API and the transaction state machine: idle, active, failed, killed) and
-//! [`SessionHandle`] (what another thread uses to kill a session, like `pg_terminate_backend`). Does not own what a
+//! [`SessionHandle`] (what another thread uses to kill a session, like `pg_terminate_backend`), and opening one
+//! ([`Engine::session`]). Does not own what a
 //! statement does (`txn.rs`) or commit (`commit.rs`). The state machine follows PostgreSQL's: any statement error
 //! aborts the transaction at once and later statements fail until `rollback`; `commit` of a failed transaction
 //! ends it and reports the failure, as a PostgreSQL `COMMIT` answered with `ROLLBACK` does.
@@ -89,6 +90,13 @@ fn end(eng: &EngineInner, txn: &Txn, cause: Option<&Error>) {
     match cause {
         Some(cause) => eng.counters.abort(cause),
         None => eng.counters.rollback(),
+    }
+}
+
+impl Engine {
+    /// A new session, to be used by one client thread at a time.
+    pub fn session(&self) -> EngineSession {
+        EngineSession::new(self.clone())
     }
 }
 

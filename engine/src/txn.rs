@@ -1,7 +1,7 @@
 //! One transaction's statements: reads, writes, appends, inserts, deletes, predicate reads, deletes and updates.
 //!
 //! Owns: [`Txn`], a running transaction's private state (its id, level, snapshot, SSI handle, lock and write set),
-//! and how each statement reads and writes chains, waits for a concurrent writer of the same key, and reports
+//! its begin and end on the engine's shared state (`EngineInner::begin_txn`, `end_txn`), and how each statement reads and writes chains, waits for a concurrent writer of the same key, and reports
 //! rw-antidependencies to SSI. Does not own commit or rollback (`commit.rs`), the session state machine
 //! (`session.rs`) or how a wait blocks (`lock_wait.rs`). Each statement locks one chain at a time, never waits while
 //! holding one, and reports conflicts to SSI only after releasing it, so statements on different keys never wait
@@ -17,6 +17,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::defect::Defect;
 use crate::engine::EngineInner;
 use crate::error::{Error, Result, Via};
 use crate::isolation::Isolation;
@@ -49,6 +50,35 @@ pub(crate) struct Txn {
     interrupt: Arc<Interrupt>,
     /// Every key written, with its chain, so commit and rollback need no lookups.
     writes: BTreeMap<RowKey, Arc<Chain>>,
+}
+
+/// A transaction's begin and end, on the engine's shared state.
+impl EngineInner {
+    /// Starts a transaction: a registered snapshot, and SSI tracking at serializable. Never waits for another
+    /// transaction, except under the `global-lock` defect. `interrupt` is the session's, so a kill reaches the
+    /// transaction's waits.
+    pub(crate) fn begin_txn(&self, isolation: Isolation, interrupt: Arc<Interrupt>) -> Result<Txn> {
+        // The `global-lock` defect: one lock held from begin to commit or rollback (released in `end_txn`), the MVCC
+        // layer on a global mutex that isocheck's overlap test exists to catch.
+        if self.defect() == Some(Defect::GlobalLock) {
+            self.gate.acquire(self.config.lock_timeout)?;
+        }
+        let id = self.clock.next_txn_id();
+        let snapshot = self.clock.take_snapshot();
+        let sxact = (isolation == Isolation::Serializable).then(|| self.ssi.begin(id, snapshot));
+        Ok(Txn::new(id, isolation, snapshot, sxact, interrupt))
+    }
+
+    /// Releases what a finished transaction held once it has committed or been rolled back.
+    pub(crate) fn end_txn(&self, txn: &Txn) {
+        self.clock.release_snapshot(txn.snapshot());
+        if txn.is_serializable() {
+            self.ssi.cleanup(self.clock.horizon());
+        }
+        if self.defect() == Some(Defect::GlobalLock) {
+            self.gate.release();
+        }
+    }
 }
 
 impl Txn {

@@ -5,7 +5,7 @@
 //! as SVG drawn in process; beside them, the side-by-side comparison of `isocheck compare`
 //! ([`comparison`]) and the Hermitage matrix of `isocheck hermitage` ([`HermitageMatrix`]). This crate
 //! decides nothing: the verdict, the anomalies and their explanations are the checker's, the run's
-//! figures the runner's, a cycle's replay `generators`' (handed over as [`Replays`]); here they are only
+//! figures the runner's, a cycle's replay the `replay` crate's (handed over as [`Replays`]); here they are only
 //! laid out. Every piece of text that comes from a history (keys, values, error messages) is escaped for
 //! the format it goes into (`escape`).
 //!

@@ -9,7 +9,7 @@
 //! refused, naming every node and its position. Reading the files and starting the servers is
 //! [`crate::GaleraCluster`]'s; this module owns the positions and the choice.
 
-use crate::cluster::ClusterError;
+use crate::error::ClusterError;
 
 /// The UUID of a node that holds no cluster state (it never finished a state transfer).
 pub const ZERO_UUID: &str = "00000000-0000-0000-0000-000000000000";

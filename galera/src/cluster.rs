@@ -24,6 +24,9 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
+use crate::error::ClusterError;
+use crate::node_layout::NodeLayout;
+
 pub use crate::bootstrap::Bootstrap;
 use crate::bootstrap::{Grastate, Known, SavedState, WsrepPosition, ZERO_UUID, choose_bootstrap};
 
@@ -39,91 +42,9 @@ const SYNC_TIMEOUT: Duration = Duration::from_secs(180);
 /// How long a gracefully stopped server may take to exit before it is killed.
 const STOP_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// What went wrong with a cluster.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ClusterError {
-    /// A file or process could not be created, read or started.
-    #[error("{what} {}: {source}", path.display())]
-    Io {
-        /// What was being done.
-        what: &'static str,
-        /// The file or program.
-        path: PathBuf,
-        /// The system's error.
-        source: std::io::Error,
-    },
-    /// The directory holds no cluster (`cluster.json` missing or unreadable).
-    #[error("{}: not a cluster directory ({message}); start one with `isocheck cluster up --dir DIR`", dir.display())]
-    NotACluster {
-        /// The directory.
-        dir: PathBuf,
-        /// Why.
-        message: String,
-    },
-    /// `up` on a directory that already holds a cluster, or not empty.
-    #[error("{}: {message}", dir.display())]
-    DirectoryInUse {
-        /// The directory.
-        dir: PathBuf,
-        /// What is there.
-        message: String,
-    },
-    /// A node did not become Synced and ready in time, or its server exited.
-    #[error("node {node} (port {port}) {problem}; last status: {status}; the end of its log ({}):\n{log_tail}", log.display())]
-    NotSynced {
-        /// The node's name.
-        node: String,
-        /// Its client port.
-        port: u16,
-        /// What happened: "did not sync within 180 s", "exited", "aborted".
-        problem: String,
-        /// What the node last said (or why it could not be asked).
-        status: String,
-        /// Its error log.
-        log: PathBuf,
-        /// The log's last lines.
-        log_tail: String,
-    },
-    /// A setting that cannot make a cluster.
-    #[error("{0}")]
-    Invalid(String),
-    /// A whole-cluster restart cannot tell which node is the most advanced.
-    #[error("cannot choose the node to bootstrap the cluster from: {why}; positions: {positions}")]
-    CannotBootstrap {
-        /// Why not.
-        why: String,
-        /// Every node and its position.
-        positions: String,
-    },
-    /// `mariadbd --wsrep-recover` found no position.
-    #[error("node {node}: mariadbd --wsrep-recover found no position; the end of its log:\n{log_tail}")]
-    NoRecoveredPosition {
-        /// The node's name.
-        node: String,
-        /// The recovery log's last lines.
-        log_tail: String,
-    },
-}
-
 fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ClusterError {
     let path = path.to_path_buf();
     move |source| ClusterError::Io { what, path, source }
-}
-
-/// One node's ports and name, as `cluster.json` records them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NodeLayout {
-    /// `n1`, `n2`, ...
-    pub name: String,
-    /// The client (SQL) port.
-    pub port: u16,
-    /// Galera's group-communication port.
-    pub gcomm_port: u16,
-    /// The incremental state transfer port.
-    pub ist_port: u16,
-    /// The (rsync) state snapshot transfer port.
-    pub sst_port: u16,
 }
 
 /// `cluster.json`: what `up` started.
@@ -399,7 +320,7 @@ impl GaleraCluster {
     /// SIGSTOPs node `i`'s server (a process that stops answering, as under a long GC pause or a VM stall),
     /// and returns once every one of its threads is stopped (a thread busy in the kernel stops only when
     /// it leaves it), so that nothing sent to the node afterwards is answered before it resumes; or, if
-    /// one has not stopped within [`STOP_TIMEOUT`], then.
+    /// one has not stopped within `STOP_TIMEOUT`, then.
     pub fn pause_node(&self, i: usize) -> Result<(), ClusterError> {
         self.node(i)?;
         if let Some(pid) = self.pid(i) {

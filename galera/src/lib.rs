@@ -11,7 +11,11 @@
 
 pub mod bootstrap;
 pub mod cluster;
+mod error;
+mod node_layout;
 mod partition;
 
 pub use bootstrap::Bootstrap;
-pub use cluster::{ClusterError, DATABASE, GALERA_PROVIDER, GaleraCluster, NodeLayout, NodeStatus, Rejoin};
+pub use cluster::{DATABASE, GALERA_PROVIDER, GaleraCluster, NodeStatus, Rejoin};
+pub use error::ClusterError;
+pub use node_layout::NodeLayout;

@@ -15,7 +15,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cluster::{ClusterError, NodeLayout};
+use crate::error::ClusterError;
+use crate::node_layout::NodeLayout;
 
 /// Where cgroup v2 is mounted, if it is (`/sys/fs/cgroup` on current systems, `/sys/fs/cgroup/unified`
 /// on hybrid ones).

@@ -5,7 +5,7 @@
 
 use generators::serial::{Schedule, SerialRun};
 use generators::{ListAppend, Params, RwRegister};
-use histories::fast_json::{read_lines_both_ways, read_object_both_ways};
+use histories::reader_comparison::{read_lines_both_ways, read_object_both_ways};
 use histories::{Mop, Op, OpType, OpValue};
 
 /// The generated history of `txns` as JSON Lines.

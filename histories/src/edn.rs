@@ -7,15 +7,15 @@
 use clojure_reader::edn::{self, Edn};
 use clojure_reader::error::{Code, Error as EdnError};
 
+use crate::error::Located;
 use crate::error::Problem;
-use crate::json::Located;
 use crate::key::Key;
 use crate::mop::{Mop, Observed, Predicate, Rows};
 use crate::op::{Function, Op, OpType, OpValue, Process};
+use crate::parsed_op::ParsedOp;
 use crate::position::{LineIndex, Position};
 use crate::read_lists::ReadLists;
 use crate::shared_slice::SharedSlice;
-use crate::well_formed::ParsedOp;
 use crate::write_version::WriteVersion;
 
 /// Reads an EDN history: a stream of maps, or a single vector of maps.

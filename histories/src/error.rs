@@ -134,3 +134,6 @@ pub enum Problem {
         first_line: u32,
     },
 }
+
+/// A problem at a position, before the file name is attached.
+pub(crate) type Located = (Position, Problem);

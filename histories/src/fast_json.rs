@@ -12,10 +12,10 @@
 use crate::key::Key;
 use crate::mop::{Mop, Observed};
 use crate::op::{Function, Op, OpType, OpValue, Process};
+use crate::parsed_op::ParsedOps;
 use crate::position::Position;
 use crate::read_lists::ReadLists;
 use crate::shared_slice::{BlockWriter, SharedSlice};
-use crate::well_formed::{ParsedOp, ParsedOps};
 use crate::write_version::WriteVersion;
 
 /// Most digits an integer may have here: any 18-digit integer fits in an `i64` (and a `u64`), so no
@@ -539,37 +539,4 @@ fn digits_in_word(word: u64) -> (u64, usize) {
     let fours = (pairs.wrapping_mul(100 * 65_536 + 1) >> 16) & 0x0000_FFFF_0000_FFFF;
     let eights = fours.wrapping_mul(10_000 * (1 << 32) + 1) >> 32;
     (eights, len)
-}
-
-// ---- For tests that hold the fast path to the general reader (not part of the API) ------------------
-
-/// What one operation object reads as: the index and process it gave, and the operation.
-pub type ReadObject = (Option<u64>, Option<Process>, Op);
-
-/// The object `text` (at line 1, column 1) as the fast path reads it (`None` where it declines) and as
-/// the general reader does (or its error, as `line:column: problem`).
-pub fn read_object_both_ways(text: &str) -> (Option<ReadObject>, Result<ReadObject, String>) {
-    let origin = Position::new(1, 1);
-    let as_tuple = |p: ParsedOp| (p.index, p.process, p.op);
-    let mut read = ParsedOps::default();
-    let fast = parse_into(text, origin, &ReadLists::for_text(text.len()), &mut read)
-        .then(|| read.into_vec().into_iter().map(as_tuple).next())
-        .flatten();
-    let general = crate::json::parse_object_in_general(text, origin)
-        .map(as_tuple)
-        .map_err(|(at, problem)| format!("{at}: {problem}"));
-    (fast, general)
-}
-
-/// JSON Lines `text` read with the fast path and without it, each as the settled history (its debug
-/// form: every operation, its pairing and the leniencies applied) or the error (`line:column: problem`).
-pub fn read_lines_both_ways(text: &str) -> (Result<String, String>, Result<String, String>) {
-    use crate::json::{ObjectReader, read_lines_by};
-    let read = |reader| {
-        read_lines_by(text, reader)
-            .and_then(crate::well_formed::settle)
-            .map(|history| format!("{history:?}"))
-            .map_err(|(at, problem)| format!("{at}: {problem}"))
-    };
-    (read(ObjectReader::Fast), read(ObjectReader::General))
 }

@@ -1,16 +1,30 @@
 //! A well-formed history: operations in order, each client invocation paired with its completion.
-//! This module owns that structure and the ways to walk it; reading files is [`crate::read_file`]'s,
-//! the rules it guarantees are [`crate::well_formed`]'s.
+//! This module owns that structure, the pairing it is built from ([`Pairing`]) and the ways to walk it;
+//! reading files is [`crate::read_file`]'s, the rules it guarantees (and building one from operations
+//! made in memory, `History::from_ops`) are [`crate::well_formed`]'s.
 
 use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
 use rustc_hash::FxHashMap;
 
-use crate::error::{HistoryError, Problem};
+use crate::error::HistoryError;
 use crate::leniency::Leniency;
 use crate::mop_kinds::MopKinds;
 use crate::op::{Op, OpType};
-use crate::position::Position;
-use crate::well_formed::{self, Pairing, ParsedOp, ParsedOps, UNKNOWN};
+
+/// How each client invocation was paired with its completion.
+pub(crate) struct Pairing {
+    /// For each position, the position of its partner (`u32::MAX` for none).
+    pub partner: Vec<u32>,
+    /// For a transaction (by the position of its invoke, or of its completion when it has none) whose
+    /// invocation is not exactly known: the earliest position it may have been invoked at, or
+    /// `u32::MAX` when that is unknown.
+    pub invoked_after: FxHashMap<u32, u32>,
+    /// The leniencies applied, in order of kind.
+    pub leniencies: Vec<Leniency>,
+}
+
+/// No known invocation.
+pub(crate) const UNKNOWN: u32 = u32::MAX;
 
 /// Operations in history order, invocations paired with completions.
 #[derive(Debug, Clone, Default)]
@@ -81,16 +95,6 @@ impl History {
         }
     }
 
-    /// Builds a history from operations made in memory (by a runner or a test), checking the same rules
-    /// as a file; each operation's index and process are taken as given.
-    pub fn from_ops(ops: Vec<Op>) -> Result<History, (Position, Problem)> {
-        let mut parsed = ParsedOps::with_capacity(ops.len());
-        for op in ops {
-            parsed.push(ParsedOp { index: Some(op.index), process: Some(op.process()), op });
-        }
-        well_formed::settle(parsed)
-    }
-
     /// All operations, in history order.
     pub fn ops(&self) -> &[Op] {
         &self.ops
@@ -119,7 +123,7 @@ impl History {
 
     /// Client transactions, in the order they were invoked.
     ///
-    /// A completion with no invoke (see [`crate::leniency`]) is a transaction of its own, placed where it
+    /// A completion with no invoke (see `leniency.rs`) is a transaction of its own, placed where it
     /// completed: its `invoke` is the completion itself and its `invoked_after` is `None`.
     pub fn transactions(&self) -> impl Iterator<Item = Transaction<'_>> + '_ {
         self.ops.iter().enumerate().filter_map(move |(i, op)| self.transaction_at(i, op))

@@ -12,16 +12,13 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::error::Problem;
+use crate::error::{Located, Problem};
 use crate::mop::{MaybeRows, Mop, Mops};
 use crate::op::{Function, Op, OpType, OpValue, Process};
+use crate::parsed_op::{ParsedOp, ParsedOps};
 use crate::position::{LineIndex, Position};
 use crate::read_lists::ReadLists;
 use crate::shared_slice::SharedSlice;
-use crate::well_formed::{ParsedOp, ParsedOps};
-
-/// A problem at a position, before the file name is attached.
-pub(crate) type Located = (Position, Problem);
 
 /// Bytes of a stream read and parsed at a time: enough to keep every core busy, little enough that a
 /// large history is never held whole as text.

@@ -21,8 +21,7 @@
 
 mod edn;
 mod error;
-#[doc(hidden)]
-pub mod fast_json;
+mod fast_json;
 mod growing;
 mod history;
 mod json;
@@ -33,9 +32,12 @@ mod mop_kinds;
 mod mop_rules;
 mod nesting;
 mod op;
+mod parsed_op;
 mod plume;
 mod position;
 mod read_lists;
+#[doc(hidden)]
+pub mod reader_comparison;
 mod shared_slice;
 mod transaction_order;
 mod well_formed;
@@ -188,7 +190,7 @@ pub fn read_path(path: &Path) -> Result<ReadHistory, HistoryError> {
 
 /// A file that did not read as the format its extension names, read by its contents if they are
 /// clearly another format; otherwise the extension's error stands.
-fn by_contents(text: &str, named: Format, failure: json::Located) -> Result<ReadHistory, json::Located> {
+fn by_contents(text: &str, named: Format, failure: error::Located) -> Result<ReadHistory, error::Located> {
     let sniffed = Format::sniff(text);
     if sniffed == named {
         return Err(failure);
@@ -218,7 +220,7 @@ pub fn parse_bytes(bytes: &[u8], format: Format, file: &str) -> Result<History, 
     parse(text, format, file)
 }
 
-fn read_ops(text: &str, format: Format) -> Result<well_formed::ParsedOps, json::Located> {
+fn read_ops(text: &str, format: Format) -> Result<parsed_op::ParsedOps, error::Located> {
     match format {
         Format::JsonLines => json::read_lines(text),
         Format::JsonArray => json::read_array(text),
@@ -228,7 +230,7 @@ fn read_ops(text: &str, format: Format) -> Result<well_formed::ParsedOps, json::
 }
 
 /// The bytes as text, or where the first invalid UTF-8 is.
-fn utf8(bytes: &[u8]) -> Result<&str, json::Located> {
+fn utf8(bytes: &[u8]) -> Result<&str, error::Located> {
     std::str::from_utf8(bytes).map_err(|e| {
         let offset = e.valid_up_to();
         let line_start = bytes[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);

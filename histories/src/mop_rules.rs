@@ -10,14 +10,14 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use crate::error::Located;
 use crate::error::Problem;
-use crate::json::Located;
+use crate::history::{Pairing, UNKNOWN};
 use crate::key::Key;
 use crate::mop::Mop;
 use crate::mop_kinds::MopKinds;
 use crate::op::{Op, OpType, Process};
 use crate::position::Position;
-use crate::well_formed::{Pairing, UNKNOWN};
 
 /// Refuses mixed key types, then repeated writes, each with the error a reading in order meets first.
 /// `facts` are what [`MopFacts::note`] gathered from `ops`; the writes of the transactions that have

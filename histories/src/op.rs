@@ -313,7 +313,7 @@ impl Op {
         };
     }
 
-    /// Who performed it; assigned when the file gives none (see [`crate::well_formed`]).
+    /// Who performed it; assigned when the file gives none (see `well_formed.rs`).
     pub fn process(&self) -> Process {
         Process::from_code(self.process)
     }
@@ -460,7 +460,7 @@ impl Op {
     }
 
     /// Whether this invocation keeps its completion's micro-ops as its own, knowing none of their reads'
-    /// values. The history does this as it pairs them ([`crate::well_formed`]) when the completion is
+    /// values. The history does this as it pairs them (`well_formed.rs`) when the completion is
     /// the same call (the same micro-ops, but for what its reads returned) and the invocation's reads
     /// say nothing (nil): a history of millions then keeps each transaction's micro-ops once. Each read
     /// in [`Op::held_mops`] then holds what the completion read, not what the invocation said;

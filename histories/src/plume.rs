@@ -9,13 +9,13 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::error::Located;
 use crate::error::Problem;
-use crate::json::Located;
 use crate::key::Key;
 use crate::mop::{Mop, Observed};
 use crate::op::{Op, OpType};
+use crate::parsed_op::{ParsedOp, ParsedOps};
 use crate::position::Position;
-use crate::well_formed::{ParsedOp, ParsedOps};
 
 /// A transaction as read: its micro-ops and the line of its first event.
 struct Txn {

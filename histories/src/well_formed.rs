@@ -2,136 +2,31 @@
 //! invocation with its completion. Ops without a process (Elle's paper example has none) are paired with
 //! the completion that follows them and get a process of their own. Completions with no invoke and
 //! several invokes in flight on one process are read as [`crate::leniency`] describes. This module owns those rules (the micro-ops' own, one key type and unique writes, are [`crate::mop_rules`]'s); the
-//! per-operation syntax is the readers', and consistency is the checker's.
+//! per-operation syntax is the readers', and consistency is the checker's. Operations made in memory
+//! meet the same rules (`History::from_ops`, here); what the readers hand over is `parsed_op`'s.
 
-use rayon::iter::{ParallelDrainRange, ParallelExtend};
 use rustc_hash::FxHashMap;
 
+use crate::error::Located;
 use crate::error::Problem;
-use crate::history::History;
-use crate::json::Located;
+use crate::history::{History, Pairing, UNKNOWN};
 use crate::leniency::{Leniency, LeniencyKind};
 use crate::mop::{Mop, Observed};
-use crate::mop_rules::MopFacts;
 use crate::op::{Op, OpType, OpValue, Process};
+use crate::parsed_op::{ParsedOp, ParsedOps};
 use crate::position::Position;
 use crate::shared_slice::BlockWriter;
 
-/// An operation as read, before indices and processes are settled.
-#[derive(Debug)]
-pub(crate) struct ParsedOp {
-    /// The index the file gave, if any.
-    pub index: Option<u64>,
-    /// The process the file gave, if any.
-    pub process: Option<Process>,
-    /// Everything else (its `index` and `process` are placeholders until [`settle`] fills them).
-    pub op: Op,
-}
-
-/// Operations as read, in file order. Each keeps the index and process it gave in its own fields (the
-/// process as [`Op::set_given_process`] keeps it); the few without an index are listed apart. Settling
-/// them moves no operation and needs no list of indices or processes beside them: a history of millions
-/// is never held twice.
-#[derive(Debug, Default)]
-pub(crate) struct ParsedOps {
-    /// The operations (an index of one without any is a placeholder until [`settle`] fills it).
-    ops: Vec<Op>,
-    /// The positions of the operations that gave no index, in order.
-    without_index: Vec<u32>,
-    /// Each one's type, kept apart so that pairing reads a byte an operation, not the operation.
-    kinds: Vec<OpType>,
-    /// What their micro-ops say for the rules across operations, noted as each is added.
-    facts: MopFacts,
-}
-
-impl ParsedOps {
-    /// Room for `n` operations.
-    pub fn with_capacity(n: usize) -> ParsedOps {
-        ParsedOps {
-            ops: Vec::with_capacity(n),
-            without_index: Vec::new(),
-            kinds: Vec::with_capacity(n),
-            facts: MopFacts::default(),
+/// Building a history from operations made in memory.
+impl History {
+    /// Builds a history from operations made in memory (by a runner or a test), checking the same rules
+    /// as a file; each operation's index and process are taken as given.
+    pub fn from_ops(ops: Vec<Op>) -> Result<History, (Position, Problem)> {
+        let mut parsed = ParsedOps::with_capacity(ops.len());
+        for op in ops {
+            parsed.push(ParsedOp { index: Some(op.index), process: Some(op.process()), op });
         }
-    }
-
-    /// Adds an operation after the others.
-    pub fn push(&mut self, parsed: ParsedOp) {
-        self.push_parts(parsed.index, parsed.process, parsed.op);
-    }
-
-    /// Adds an operation after the others, with the index and process it gave.
-    #[inline]
-    pub fn push_parts(&mut self, index: Option<u64>, process: Option<Process>, mut op: Op) {
-        op.hold_written_mops();
-        self.facts.note(self.ops.len(), &op, process);
-        match index {
-            Some(index) => op.index = index,
-            None => self.without_index.push(self.ops.len() as u32),
-        }
-        op.set_given_process(process);
-        self.kinds.push(op.kind);
-        self.ops.push(op);
-    }
-
-    /// The operations as read, each with the index and process it gave.
-    pub fn into_vec(self) -> Vec<ParsedOp> {
-        let ParsedOps { ops, without_index, .. } = self;
-        let mut without_index = without_index.into_iter().peekable();
-        ops.into_iter()
-            .enumerate()
-            .map(|(position, mut op)| {
-                let index = match without_index.next_if_eq(&(position as u32)) {
-                    Some(_) => None,
-                    None => Some(op.index),
-                };
-                let process = op.given_process();
-                op.clear_index_and_process();
-                ParsedOp { index, process, op }
-            })
-            .collect()
-    }
-
-    /// Empties it, keeping its room.
-    pub fn clear(&mut self) {
-        self.ops.clear();
-        self.without_index.clear();
-        self.kinds.clear();
-        self.facts.clear();
-    }
-
-    /// Makes room for `n` more operations.
-    pub fn reserve(&mut self, n: usize) {
-        self.ops.reserve(n);
-        self.kinds.reserve(n);
-    }
-
-    /// Gives back the room grown beyond the operations read (for a large history, in place).
-    pub fn shrink_to_fit(&mut self) {
-        self.ops.shrink_to_fit();
-        self.without_index.shrink_to_fit();
-        self.kinds.shrink_to_fit();
-        self.facts.shrink_to_fit();
-    }
-
-    /// Moves `other`'s operations after these, leaving it empty (with its room): the operations, large
-    /// and many, are moved on all cores, each taking the page faults of the part it writes.
-    pub fn append(&mut self, other: &mut ParsedOps) {
-        let before = self.ops.len() as u32;
-        self.facts.append(&mut other.facts, self.ops.len());
-        self.ops.par_extend(other.ops.par_drain(..));
-        self.without_index.extend(other.without_index.drain(..).map(|p| p + before));
-        self.kinds.append(&mut other.kinds);
-    }
-}
-
-impl From<Vec<ParsedOp>> for ParsedOps {
-    fn from(parsed: Vec<ParsedOp>) -> ParsedOps {
-        let mut ops = ParsedOps::with_capacity(parsed.len());
-        for p in parsed {
-            ops.push(p);
-        }
-        ops
+        settle(parsed)
     }
 }
 
@@ -237,21 +132,6 @@ fn check_unique_indices(ops: &[Op]) -> Result<(), Located> {
     }
     Ok(())
 }
-
-/// How each client invocation was paired with its completion.
-pub(crate) struct Pairing {
-    /// For each position, the position of its partner (`u32::MAX` for none).
-    pub partner: Vec<u32>,
-    /// For a transaction (by the position of its invoke, or of its completion when it has none) whose
-    /// invocation is not exactly known: the earliest position it may have been invoked at, or
-    /// `u32::MAX` when that is unknown.
-    pub invoked_after: FxHashMap<u32, u32>,
-    /// The leniencies applied, in order of kind.
-    pub leniencies: Vec<Leniency>,
-}
-
-/// No known invocation.
-pub(crate) const UNKNOWN: u32 = u32::MAX;
 
 /// Pairs each client invocation with a completion of its process: the only one in flight, or, when
 /// several are, the one with the same micro-ops (the earliest, if several have). A completion with no

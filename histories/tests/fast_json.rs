@@ -1,5 +1,6 @@
-//! The fast path of reading JSON operation objects (`histories::fast_json`) held to the general reader
-//! (`serde_json`), which defines what an object means: on every line of every JSON Lines file under
+//! The fast path of reading JSON operation objects (`histories/src/fast_json.rs`, run through
+//! `histories::reader_comparison`) held to the general reader (`serde_json`), which defines what an
+//! object means: on every line of every JSON Lines file under
 //! `testdata/`, on hand-written shapes it must take and near-misses it must decline, and on mutations of
 //! such lines, the fast path either declines or reads exactly the operation the general reader reads;
 //! and a whole file reads to the same history, or fails with the same error at the same place, with the
@@ -7,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use histories::fast_json::{read_lines_both_ways, read_object_both_ways};
+use histories::reader_comparison::{read_lines_both_ways, read_object_both_ways};
 use proptest::prelude::*;
 
 /// Asserts the fast path agrees with the general reader on `text`; true if it took the text.

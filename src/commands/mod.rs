@@ -21,6 +21,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Check(args) if args.follow => follow::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Run(args) if args.repeat.is_some() || args.until_invalid => hunt::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Overlap(args) => overlap::run(&args),
         Command::Hermitage(args) => hermitage::run(&args),

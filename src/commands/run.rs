@@ -2,7 +2,8 @@
 //! against the model the requested level promises, print the verdict with the run's counts and throughput.
 //! Scenario workloads (bank, write skew) also have their invariants checked; where the dependency graph
 //! cannot be checked on their micro-ops, the invariants alone decide, and the report says so. The timing
-//! flags (zero-abort-under-contention, fully-serialized) come from the history and the holds.
+//! flags (zero-abort-under-contention, fully-serialized) come from the history and the holds. One run
+//! only: `--repeat` and `--until-invalid` are `hunt`'s, which runs this module's `execute` again and again.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,9 +29,6 @@ use isocheck::system_spec::SystemKind;
 const DEFAULT_TXNS: u64 = 10_000;
 
 pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
-    if args.repeat.is_some() || args.until_invalid {
-        return super::hunt::run(args);
-    }
     let out_dir = out_dir(args)?;
     let done = execute(args, &Variation::of(args), &out_dir, true, args.shrink)?;
     let report = match args.format {

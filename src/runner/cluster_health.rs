@@ -3,16 +3,30 @@
 //! or stayed down longer than [`DOWN_THRESHOLD`], with the node, the reason its log gave and how long;
 //! and the `one-node-commits` flag, raised when almost all of a run's commits went to one node of a
 //! cluster, so that its verdict says little of the cluster as a whole. A run under such a fault tested
-//! a smaller cluster than it was asked to, and Jepsen's reports call that out the same way. Injecting
-//! the faults is the nemesis's; this module only reads what it recorded (`node` on every op, an
-//! `error` in a fault's value).
+//! a smaller cluster than it was asked to, and Jepsen's reports call that out the same way. The commits
+//! per node that flag reads are counted here too ([`commits_per_node`], also a figure of `run.json`).
+//! Injecting the faults is the nemesis's; this module only reads what it recorded (`node` on every op,
+//! an `error` in a fault's value).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use checker::Flag;
-use histories::{History, OpType, OpValue, Process};
+use histories::{Function, History, OpType, OpValue, Process};
 use serde_json::json;
+
+/// Committed transactions by the node their completion names (empty when no op names one).
+pub fn commits_per_node(history: &History) -> BTreeMap<String, u64> {
+    let mut by_node: BTreeMap<String, u64> = BTreeMap::new();
+    for t in history.transactions().filter(|t| *t.invoke.f() != Function::Init) {
+        if t.outcome() == OpType::Ok
+            && let Some(node) = t.op().node()
+        {
+            *by_node.entry(node.to_string()).or_default() += 1;
+        }
+    }
+    by_node
+}
 
 /// How long a node may be down (from the fault's invocation to the completion of the restart that
 /// brought it back) before the run is degraded: a restart by IST takes seconds here, a full state
@@ -264,7 +278,7 @@ mod tests {
         }
         lines.extend(txn(1, "n2", 30.0, 99));
         let history = history(&lines);
-        let per_node = crate::run_summary::commits_per_node(&history);
+        let per_node = commits_per_node(&history);
         assert_eq!(per_node, BTreeMap::from([("n1".to_string(), 19), ("n2".to_string(), 1)]));
         let flag = one_node_commits(&history, &per_node).expect("19 of 20 on n1");
         assert_eq!(flag.figures["node"], "n1");

@@ -26,7 +26,7 @@ use super::recorder::{Tapped, merge_key};
 const ROUND_GAP: Duration = Duration::from_millis(250);
 
 /// How an online check reports a standing anomaly: the anomaly, and after how many operations it stood.
-pub type Report = Box<dyn Fn(&StandingAnomaly, usize) + Send + Sync>;
+pub type OnlineReporter = Box<dyn Fn(&StandingAnomaly, usize) + Send + Sync>;
 
 /// What `run --online` asks for.
 pub struct OnlineConfig {
@@ -35,7 +35,7 @@ pub struct OnlineConfig {
     /// Run to the end whatever stands, rather than stop at the first prohibited anomaly.
     pub keep_going: bool,
     /// Called with each anomaly as it stands, in order.
-    pub report: Report,
+    pub report: OnlineReporter,
 }
 
 /// The online check's figures, for the progress bar while it runs.

@@ -13,9 +13,15 @@
 //!
 //! Because so little order is visible, this module also says what it could not infer: the keys whose
 //! writes it could not order and the dependencies it never saw, as `blind_spots`.
+//!
+//! The submodules, lowest first: `version_graph` (a key's versions and the edges between them),
+//! `commit_edges` and `write_versions` (the edges and contradictions of a recorded commit order and of
+//! recorded version numbers), `versions` (every key's graph, inferred from all of them) and `explain`.
 
+mod commit_edges;
 mod explain;
-pub(crate) mod versions;
+mod version_graph;
+mod versions;
 mod write_versions;
 
 use std::collections::BTreeMap;
@@ -39,7 +45,8 @@ use crate::txn::Txns;
 
 use crate::commit_order::CommitOrder;
 pub use explain::RwRegisterExplainer;
-use versions::{CyclicVersions, Versions};
+use version_graph::Versions;
+use versions::CyclicVersions;
 use write_versions::WriteVersions;
 
 /// The indexes every rw-register analysis shares.

@@ -12,13 +12,13 @@
 //! the numbering is not exact), a failed transaction with a numbered write, and a transaction that read
 //! a version and then installed one numbered no later than it. What they contradict under a model is
 //! left to the dependency graph. This module owns the numbers, the version edges they give and those
-//! contradictions; commit positions are [`crate::commit_order`]'s and the version graph `versions`'.
+//! contradictions; commit positions are [`crate::commit_order`]'s and the version graph `version_graph`'s.
 
 use histories::{Mop, OpType};
 use rustc_hash::FxHashMap;
 use serde_json::json;
 
-use super::versions::{Source, VersionEdge, Versions};
+use super::version_graph::{Source, VersionEdge, Versions};
 use crate::explain::{case, facts};
 use crate::graph::TxnId;
 use crate::item::{Ext, ItemIndex, KeyId, NO_TXN, value_text};

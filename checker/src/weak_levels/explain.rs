@@ -9,7 +9,7 @@ use histories::{Mop, Observed};
 use serde_json::json;
 
 use super::observations::{BadRead, INIT, Node, Observations};
-use super::saturation::{Edge, EdgeKind, Forced, Level, Violation, Why, causal_edges};
+use super::saturation::{Edge, EdgeKind, Forced, Violation, WeakLevel, Why, causal_edges};
 use crate::explain::{case, facts, mop_json};
 use crate::graph::TxnId;
 use crate::result::Case;
@@ -226,7 +226,7 @@ impl Words<'_, '_> {
             ("pattern", json!("non-repeatable-read")),
             ("tap", json!(tap)),
             ("elle", json!("internal")),
-            ("level", json!(Level::ReadAtomic.model())),
+            ("level", json!(WeakLevel::ReadAtomic.model())),
         ]);
         case(self.txns, &ids, key, facts, text)
     }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use histories::{History, Mop, Observed};
 
-pub use saturation::Level;
+pub use saturation::WeakLevel;
 
 use crate::consistency_model as cm;
 use crate::error::CheckError;
@@ -38,21 +38,21 @@ pub fn pattern_names() -> impl Iterator<Item = &'static str> {
 }
 
 /// The weakest level a pattern breaks.
-fn pattern_level(pattern: &str) -> Level {
+fn pattern_level(pattern: &str) -> WeakLevel {
     match pattern {
-        "non-repeatable-read" | "fractured-read-causal" | "fractured-read-arbitration" => Level::ReadAtomic,
-        "causal-conflict-arbitration" | "conflict-arbitration" => Level::Causal,
-        _ => Level::ReadCommitted,
+        "non-repeatable-read" | "fractured-read-causal" | "fractured-read-arbitration" => WeakLevel::ReadAtomic,
+        "causal-conflict-arbitration" | "conflict-arbitration" => WeakLevel::Causal,
+        _ => WeakLevel::ReadCommitted,
     }
 }
 
 /// The strongest level the options ask for by name (a model or one of its patterns), if any.
-pub(crate) fn level_asked(options: &Options) -> Option<Level> {
+pub(crate) fn level_asked(options: &Options) -> Option<WeakLevel> {
     let by_model = options
         .models()
         .iter()
         .filter_map(|m| cm::canonical_model_name(m))
-        .filter_map(|m| Level::ALL.into_iter().find(|l| l.model() == m));
+        .filter_map(|m| WeakLevel::ALL.into_iter().find(|l| l.model() == m));
     let by_anomaly =
         options.anomalies().iter().filter(|a| pattern_names().any(|p| p == a.as_str())).map(|a| pattern_level(a));
     by_model.chain(by_anomaly).max()
@@ -60,12 +60,12 @@ pub(crate) fn level_asked(options: &Options) -> Option<Level> {
 
 /// What the levels up to `strongest` find in the observations: the cases by pattern, and the weakest
 /// level broken with its pattern.
-fn find(txns: &Txns<'_>, obs: &Observations<'_>, strongest: Level) -> (Cases, Option<(Level, &'static str)>) {
+fn find(txns: &Txns<'_>, obs: &Observations<'_>, strongest: WeakLevel) -> (Cases, Option<(WeakLevel, &'static str)>) {
     let words = Words { txns, obs };
     let mut cases = Cases::new();
     let mut broken = None;
     for bad in &obs.bad {
-        broken = broken.or(Some((Level::ReadCommitted, bad.pattern)));
+        broken = broken.or(Some((WeakLevel::ReadCommitted, bad.pattern)));
         cases.entry(bad.pattern).or_default().push(words.bad_read(bad));
     }
     match analyse(obs, strongest) {
@@ -74,7 +74,7 @@ fn find(txns: &Txns<'_>, obs: &Observations<'_>, strongest: Level) -> (Cases, Op
             for &(n, first, second) in &repeated {
                 cases.entry("non-repeatable-read").or_default().push(words.non_repeatable(n, first, second));
             }
-            broken = broken.or(Some((Level::ReadAtomic, "non-repeatable-read")));
+            broken = broken.or(Some((WeakLevel::ReadAtomic, "non-repeatable-read")));
         }
         Found::Cycle(v) => {
             broken = broken.or(Some((v.level, v.pattern)));
@@ -103,7 +103,8 @@ fn find(txns: &Txns<'_>, obs: &Observations<'_>, strongest: Level) -> (Cases, Op
 /// inference does: T1 appends 1 to x and reads [3 1], then T2 appends 3 in the same session is a G0
 /// with process order that the weak levels alone pass.
 pub(crate) fn decide_alone(options: &Options, workload: Workload) -> bool {
-    let weak = |m: &String| cm::canonical_model_name(m).is_some_and(|c| Level::ALL.into_iter().any(|l| l.model() == c));
+    let weak =
+        |m: &String| cm::canonical_model_name(m).is_some_and(|c| WeakLevel::ALL.into_iter().any(|l| l.model() == c));
     workload == Workload::RwRegister
         && !options.every_step()
         && !options.inference().any()
@@ -158,6 +159,6 @@ pub fn verdicts(history: &History) -> Result<[Option<&'static str>; 3], CheckErr
         txns.mops(t).iter().any(|m| matches!(m, Mop::Append { .. } | Mop::Read { value: Observed::List(_), .. }))
     });
     let obs = if lists { Observations::of_lists(&txns)? } else { Observations::of_registers(&txns)? };
-    let (_, broken) = find(&txns, &obs, Level::Causal);
-    Ok(Level::ALL.map(|level| broken.filter(|(weakest, _)| *weakest <= level).map(|(_, p)| p)))
+    let (_, broken) = find(&txns, &obs, WeakLevel::Causal);
+    Ok(WeakLevel::ALL.map(|level| broken.filter(|(weakest, _)| *weakest <= level).map(|(_, p)| p)))
 }

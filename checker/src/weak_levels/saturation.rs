@@ -19,7 +19,7 @@ use super::observations::{INIT, Node, Observations};
 
 /// A weak level, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
+pub enum WeakLevel {
     /// Read committed (Biswas & Enea).
     ReadCommitted,
     /// Read atomic (Cerone et al. 2015).
@@ -28,16 +28,16 @@ pub enum Level {
     Causal,
 }
 
-impl Level {
+impl WeakLevel {
     /// Every level, weakest first.
-    pub const ALL: [Level; 3] = [Level::ReadCommitted, Level::ReadAtomic, Level::Causal];
+    pub const ALL: [WeakLevel; 3] = [WeakLevel::ReadCommitted, WeakLevel::ReadAtomic, WeakLevel::Causal];
 
     /// The model's name in the lattice.
     pub fn model(self) -> &'static str {
         match self {
-            Level::ReadCommitted => "read-committed-cerone",
-            Level::ReadAtomic => "read-atomic",
-            Level::Causal => "causal-cerone",
+            WeakLevel::ReadCommitted => "read-committed-cerone",
+            WeakLevel::ReadAtomic => "read-atomic",
+            WeakLevel::Causal => "causal-cerone",
         }
     }
 }
@@ -57,11 +57,11 @@ pub(crate) enum Why {
 
 impl Why {
     /// The weakest level whose axiom this reason belongs to.
-    fn level(self) -> Level {
+    fn level(self) -> WeakLevel {
         match self {
-            Why::EarlierRead(_) => Level::ReadCommitted,
-            Why::LaterRead(_) | Why::Session => Level::ReadAtomic,
-            Why::Causal => Level::Causal,
+            Why::EarlierRead(_) => WeakLevel::ReadCommitted,
+            Why::LaterRead(_) | Why::Session => WeakLevel::ReadAtomic,
+            Why::Causal => WeakLevel::Causal,
         }
     }
 }
@@ -109,7 +109,7 @@ impl Edge {
 /// A level that does not hold: the pattern and its cycle.
 #[derive(Debug, Clone)]
 pub(crate) struct Violation {
-    pub level: Level,
+    pub level: WeakLevel,
     pub pattern: &'static str,
     pub cycle: Vec<Edge>,
 }
@@ -168,7 +168,7 @@ fn why(obs: &Observations<'_>, t2: Node, t3: Node, i: usize) -> Why {
 /// Without `reasons`, each edge's `why` is `Why::Causal` whatever the reason (looking for it costs a
 /// pass over the reader's reads): for deciding only whether the edges close a cycle.
 /// Each edge goes to `out` as it is found.
-pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node], reasons: bool, mut out: impl FnMut(Forced)) {
+pub(crate) fn forced(obs: &Observations<'_>, level: WeakLevel, order: &[Node], reasons: bool, mut out: impl FnMut(Forced)) {
     let mut push = |from: Node, to: Node, reader: Node, read: usize| {
         if from != to && from != reader {
             let why = if reasons { why(obs, from, reader, read) } else { Why::Causal };
@@ -176,7 +176,7 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node], reaso
         }
     };
     match level {
-        Level::ReadCommitted | Level::ReadAtomic => {
+        WeakLevel::ReadCommitted | WeakLevel::ReadAtomic => {
             // Per session, the last writer of each key so far.
             let mut last: FxHashMap<u32, Node> = FxHashMap::default();
             let mut candidates: Vec<Node> = Vec::new();
@@ -185,7 +185,7 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node], reaso
                 for &t3 in session {
                     let reads = &obs.reads[t3 as usize];
                     for (i, r) in reads.iter().enumerate() {
-                        let seen = if level == Level::ReadCommitted { &reads[..i] } else { reads };
+                        let seen = if level == WeakLevel::ReadCommitted { &reads[..i] } else { reads };
                         candidates.clear();
                         candidates.extend(seen.iter().flat_map(|other| obs.saw(other)));
                         candidates.sort_unstable();
@@ -195,7 +195,7 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node], reaso
                                 push(t2, r.from, t3, i);
                             }
                         }
-                        if level == Level::ReadAtomic
+                        if level == WeakLevel::ReadAtomic
                             && let Some(&t2) = last.get(&r.key)
                         {
                             push(t2, r.from, t3, i);
@@ -207,7 +207,7 @@ pub(crate) fn forced(obs: &Observations<'_>, level: Level, order: &[Node], reaso
                 }
             }
         }
-        Level::Causal => {
+        WeakLevel::Causal => {
             let k = obs.sessions.len();
             // Per session and key, the places of the session's writers of the key, in order.
             let mut writers: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
@@ -475,19 +475,19 @@ pub(crate) fn pattern(cycle: &[Edge]) -> &'static str {
         (_, None) if versions && cycle.iter().any(|e| e.kind == EdgeKind::Session) => "G1c-process",
         (_, None) if versions => "G1c",
         (0, _) | (_, None) => "cyclic-causal-order",
-        (1, Some(Level::ReadCommitted)) => "non-monotonic-read-causal",
-        (1, Some(Level::ReadAtomic)) => "fractured-read-causal",
-        (1, Some(Level::Causal)) => "causal-conflict-arbitration",
-        (_, Some(Level::ReadCommitted)) => "non-monotonic-read-arbitration",
-        (_, Some(Level::ReadAtomic)) => "fractured-read-arbitration",
-        (_, Some(Level::Causal)) => "conflict-arbitration",
+        (1, Some(WeakLevel::ReadCommitted)) => "non-monotonic-read-causal",
+        (1, Some(WeakLevel::ReadAtomic)) => "fractured-read-causal",
+        (1, Some(WeakLevel::Causal)) => "causal-conflict-arbitration",
+        (_, Some(WeakLevel::ReadCommitted)) => "non-monotonic-read-arbitration",
+        (_, Some(WeakLevel::ReadAtomic)) => "fractured-read-arbitration",
+        (_, Some(WeakLevel::Causal)) => "conflict-arbitration",
     }
 }
 
 /// What the levels up to `strongest` find: causal order's cycle, else the first level that fails. Read
 /// atomic's non-repeatable reads are looked for before its cycles (they would close one of two forced
 /// edges, named better as what they are).
-pub(crate) fn analyse(obs: &Observations<'_>, strongest: Level) -> Found {
+pub(crate) fn analyse(obs: &Observations<'_>, strongest: WeakLevel) -> Found {
     let n = obs.len();
     if holds(obs, strongest) {
         return Found::Nothing;
@@ -497,11 +497,11 @@ pub(crate) fn analyse(obs: &Observations<'_>, strongest: Level) -> Found {
         Ok(order) => order,
         Err(left) => {
             let cycle = cycle(n, &causal, &left);
-            return Found::Cycle(Violation { level: Level::ReadCommitted, pattern: "cyclic-causal-order", cycle });
+            return Found::Cycle(Violation { level: WeakLevel::ReadCommitted, pattern: "cyclic-causal-order", cycle });
         }
     };
-    for level in Level::ALL.into_iter().filter(|&l| l <= strongest) {
-        if level == Level::ReadAtomic {
+    for level in WeakLevel::ALL.into_iter().filter(|&l| l <= strongest) {
+        if level == WeakLevel::ReadAtomic {
             let repeated = non_repeatable(obs);
             if !repeated.is_empty() {
                 return Found::NonRepeatable(repeated);
@@ -529,11 +529,11 @@ pub(crate) fn analyse(obs: &Observations<'_>, strongest: Level) -> Found {
 /// non-repeatable read, so a history the strongest level asked for passes passes every weaker one:
 /// [`analyse`] decides that first, and goes through the levels one by one, weakest first, only when it
 /// fails.
-fn holds(obs: &Observations<'_>, level: Level) -> bool {
+fn holds(obs: &Observations<'_>, level: WeakLevel) -> bool {
     let n = obs.len();
     let mut pairs = causal_pairs(obs);
     let order = match level {
-        Level::Causal => match sorted(n, &pairs) {
+        WeakLevel::Causal => match sorted(n, &pairs) {
             Ok(order) => order,
             Err(_) => return false,
         },

@@ -2,7 +2,7 @@
 //! each level and the transactions it names, and each with a near-miss (`NAME-near-miss.jsonl`) that
 //! differs by one read and must pass where the pattern fails.
 
-use checker::weak_levels::{Level, verdicts};
+use checker::weak_levels::{WeakLevel, verdicts};
 use checker::{Anomaly, Options, Validity, check};
 use histories::{Format, History, parse};
 
@@ -86,7 +86,7 @@ fn each_near_miss_holds_at_every_level_its_pattern_breaks() {
 #[test]
 fn a_check_of_each_level_reports_the_pattern_with_its_transactions() {
     for &(name, expected, txns) in EXPECTED.iter().filter(|(n, _, _)| !n.ends_with("near-miss")) {
-        for (level, pattern) in Level::ALL.into_iter().zip(expected) {
+        for (level, pattern) in WeakLevel::ALL.into_iter().zip(expected) {
             let options = Options::new(&[level.model().to_string()], &[]).expect("a known model");
             let result = check(&load(name), &options).expect("checked");
             let found: Vec<&str> =

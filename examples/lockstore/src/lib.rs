@@ -1,7 +1,10 @@
 //! lockstore: how to test your own engine with isocheck from Rust. The engine ([`store`]) is a small one
 //! of its own, not isocheck's: lists and registers in `BTreeMap`s, made serializable by letting one
 //! transaction run at a time. Plugging it in is one impl of `adapters::System` and one of
-//! `adapters::Session` ([`system`]); isocheck's checks then run against it from Rust code ([`checks`]):
+//! `adapters::Session` ([`system`]); isocheck's checks then run against it from Rust code ([`checks`]).
+//! It owns nothing isocheck needs: no crate of the workspace depends on it, and it defines none of
+//! isocheck's concepts (the traits are `adapters`', the checks the root package's); it only shows them
+//! used.
 //!
 //! ```
 //! use std::sync::Arc;
