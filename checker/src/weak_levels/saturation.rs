@@ -168,7 +168,13 @@ fn why(obs: &Observations<'_>, t2: Node, t3: Node, i: usize) -> Why {
 /// Without `reasons`, each edge's `why` is `Why::Causal` whatever the reason (looking for it costs a
 /// pass over the reader's reads): for deciding only whether the edges close a cycle.
 /// Each edge goes to `out` as it is found.
-pub(crate) fn forced(obs: &Observations<'_>, level: WeakLevel, order: &[Node], reasons: bool, mut out: impl FnMut(Forced)) {
+pub(crate) fn forced(
+    obs: &Observations<'_>,
+    level: WeakLevel,
+    order: &[Node],
+    reasons: bool,
+    mut out: impl FnMut(Forced),
+) {
     let mut push = |from: Node, to: Node, reader: Node, read: usize| {
         if from != to && from != reader {
             let why = if reasons { why(obs, from, reader, read) } else { Why::Causal };
