@@ -110,7 +110,7 @@ pub(crate) struct Shared {
     /// a whole cluster down while it recovers.
     pub(crate) reconnect_for: Duration,
     /// Where the logs send their operations when the run is checked online.
-    pub(crate) tap: Option<std::sync::mpsc::Sender<recorder::Tapped>>,
+    pub(crate) tap: Option<std::sync::mpsc::SyncSender<recorder::Tapped>>,
     /// The checker thread writes the history as it merges it: the taps take the operations.
     pub(crate) stream: bool,
 }
@@ -160,7 +160,9 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     }
     let (tap, tapped) = match config.online.is_some() && config.record {
         true => {
-            let (sender, receiver) = std::sync::mpsc::channel();
+            // Bounded: a client whose operation finds the checker that far behind waits for it, so what
+            // waits to be merged stays bounded however slow the rounds are on a loaded machine.
+            let (sender, receiver) = std::sync::mpsc::sync_channel(TAP_BACKLOG);
             (Some(sender), Some(receiver))
         }
         false => (None, None),
@@ -284,6 +286,10 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     let history = recorder::merge(records).context("the recorded history is not well formed (a runner bug)")?;
     Ok(RunOutcome { history, streamed, elapsed, ok, fail, info, causes, messages, ended_early, online: online_summary })
 }
+
+/// How many of the logs' messages may wait for the online checker (`run --online`) before a client
+/// recording another waits: some 10 to 20 MB of operations, a second or so of the engine's throughput.
+const TAP_BACKLOG: usize = 1 << 16;
 
 /// How long a client tries to reconnect to a system that refuses it.
 const RECONNECT: Duration = Duration::from_secs(25);

@@ -54,13 +54,13 @@ pub enum Tapped {
 #[derive(Debug)]
 pub struct Tap {
     slot: usize,
-    sender: std::sync::mpsc::Sender<Tapped>,
+    sender: std::sync::mpsc::SyncSender<Tapped>,
     takes: bool,
 }
 
 impl Tap {
     /// A tap for the log merged in `slot`; with `takes`, the log keeps no operation of its own.
-    pub fn new(slot: usize, sender: std::sync::mpsc::Sender<Tapped>, takes: bool) -> Tap {
+    pub fn new(slot: usize, sender: std::sync::mpsc::SyncSender<Tapped>, takes: bool) -> Tap {
         Tap { slot, sender, takes }
     }
 }
