@@ -1,5 +1,7 @@
 //! `isocheck run`: open the system, run the workload, write the history and `run.json`, check the history
 //! against the model the requested level promises, print the verdict with the run's counts and throughput.
+//! Under `--online` the runner may have written the history as it went; a valid list-append run then takes
+//! the online rounds' verdict and never reads it back (docs/online-checking.md, "The history on disk").
 //! Scenario workloads (bank, write skew) also have their invariants checked; where the dependency graph
 //! cannot be checked on their micro-ops, the invariants alone decide, and the report says so. The timing
 //! flags (zero-abort-under-contention, fully-serialized) come from the history and the holds. One run

@@ -1,7 +1,8 @@
 //! The runner: N client threads, each with its own session and process id, take transactions from a
 //! workload, run them statement by statement against the system under test, and record every
 //! invocation and completion with monotonic nanosecond times. Recording is per client (no shared lock on
-//! the hot path); the clients' records are merged by time when the run ends. After an indeterminate
+//! the hot path); the clients' records are merged by time when the run ends (under `--online` without a
+//! nemesis, by the checker thread as the run goes, which writes the history to disk: `stream`). After an indeterminate
 //! (`info`) outcome a client continues under a fresh process id, as Jepsen's clients do, and after a lost
 //! connection it reconnects. A workload's initial rows open the history as an `init` operation, and its
 //! final transaction (a final read) runs once every client has finished, under a process id of its own.
