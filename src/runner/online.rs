@@ -188,14 +188,15 @@ pub(crate) fn check_online(
             merger.take(more);
         }
     }
-    if !verdict_wanted && let Some(stream) = &mut stream {
+    let verdict_reachable = verdict_wanted && merger.all_done();
+    if !verdict_reachable && let Some(stream) = &mut stream {
         merger.advance();
         for op in std::mem::take(&mut merger.prefix) {
             stream.write(&op);
         }
     }
-    if verdict_wanted {
-        if merger.all_done() {
+    if verdict_reachable {
+        {
             merger.advance();
             for op in std::mem::take(&mut merger.prefix) {
                 if let Some(stream) = &mut stream {
