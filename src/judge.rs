@@ -6,7 +6,9 @@
 //! `checker` crate's; rendering the verdict is `findings`'.
 
 use checker::invariants::{GraphCheck, GraphPolicy};
-use checker::{CheckError, CheckResult, Options, timing};
+use std::collections::BTreeMap;
+
+use checker::{CheckError, CheckResult, Checked, Options, Stats, Validity, timing};
 use histories::History;
 
 use adapters::{Level, System};
@@ -37,6 +39,53 @@ pub fn judge(
         result.flags.extend(timing::fully_serialized(&timing, "run", system.serialized_by_design()));
     }
     Ok((result, graph_check))
+}
+
+/// A streamed run's verdict from its online rounds (`Online::finish`'s `anomalies`), when that needs
+/// nothing of the history in memory: the workload's graph check is required (list-append: no
+/// invariants, no micro-op left unread), the rounds found the history valid, and some transaction
+/// aborted (else `zero-abort-under-contention` needs the whole history's contended pairs). The flags
+/// are those the run's counts raise (resource aborts, one node's commits, holds one at a time); the
+/// statistics are the counts the stream tallied (no edges, components or ordered keys: no graph of
+/// the whole history was built). `None` when the history must be read back and judged by [`judge`].
+pub fn judge_streamed(
+    outcome: &RunOutcome,
+    anomalies: &BTreeMap<String, Vec<checker::Anomaly>>,
+    source: &dyn TxnSource,
+    options: &Options,
+    clients: usize,
+    system: &dyn System,
+) -> Option<(CheckResult, GraphCheck)> {
+    let tally = &outcome.streamed.as_ref()?.tally;
+    if source.graph_policy() != GraphPolicy::Required || tally.fail == 0 {
+        return None;
+    }
+    let stats = Stats {
+        ops: tally.ops,
+        txns: tally.txns,
+        ok: tally.ok,
+        fail: tally.fail,
+        info: tally.info,
+        keys: tally.keys,
+        ..Stats::default()
+    };
+    let checked = Checked {
+        workload: source.name().to_string(),
+        models: options.models().to_vec(),
+        anomalies: options.anomalies().to_vec(),
+        ..Checked::default()
+    };
+    let mut result = checker::result_of(anomalies.clone(), options, stats, checked);
+    if result.valid != Validity::Valid {
+        return None;
+    }
+    result.flags.extend(resource_aborts(outcome.fail, &outcome.causes, &outcome.messages));
+    result.flags.extend(cluster_health::one_node_commits_among(tally.nodes.len(), &tally.commits_per_node));
+    if let Some(holds) = source.holds() {
+        let timing = holds.timing(clients);
+        result.flags.extend(timing::fully_serialized(&timing, "run", system.serialized_by_design()));
+    }
+    Some((result, GraphCheck::Checked))
 }
 
 /// Checks a scenario's history (bank, write skew): its invariants, and the dependency graph where it
@@ -113,6 +162,7 @@ mod tests {
             messages: BTreeMap::new(),
             ended_early: None,
             online: None,
+            streamed: None,
         };
         let options = Options::new(&["serializable".to_string()], &[]).expect("a model");
         let (result, _) = judge(&outcome, source, &options, Level::Serializable, 4, system).expect("judged");

@@ -42,7 +42,12 @@ pub fn run_summary(
 ) -> RunSummary {
     let elapsed = outcome.elapsed.as_secs_f64();
     let txns = outcome.ok + outcome.fail + outcome.info;
-    let contention = checker::timing::contention(&outcome.history);
+    // A streamed history is not held: its tallies stand in, and its contended pairs are not counted.
+    let streamed = outcome.streamed.as_ref().filter(|_| outcome.history.is_empty()).map(|s| &s.tally);
+    let contention = match streamed {
+        None => Some(checker::timing::contention(&outcome.history)),
+        Some(_) => None,
+    };
     let level = settings.level;
     RunSummary {
         tool: format!("isocheck {}", env!("CARGO_PKG_VERSION")),
@@ -71,8 +76,8 @@ pub fn run_summary(
         aborts_by_cause: outcome.causes.clone(),
         elapsed_s: round3(elapsed),
         throughput_tps: if elapsed > 0.0 { (txns as f64 / elapsed).round() as u64 } else { 0 },
-        operations: operations(&outcome.history),
-        contended_pairs: Some(ContendedPairs {
+        operations: streamed.map_or_else(|| operations(&outcome.history), |t| t.operations.clone()),
+        contended_pairs: contention.map(|contention| ContendedPairs {
             write_write: contention.write_write as u64,
             read_write: contention.read_write as u64,
         }),
@@ -84,7 +89,8 @@ pub fn run_summary(
         graph_check: None,
         shrunk: None,
         stopped_early: outcome.ended_early.clone(),
-        commits_per_node: cluster_health::commits_per_node(&outcome.history),
+        commits_per_node: streamed
+            .map_or_else(|| cluster_health::commits_per_node(&outcome.history), |t| t.commits_per_node.clone()),
         out_dir: settings.out_dir.display().to_string(),
         extra: serde_json::Map::new(),
     }

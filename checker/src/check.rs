@@ -507,6 +507,18 @@ fn without_redundant_cycle_exists(mut found: BTreeMap<String, Vec<Anomaly>>) -> 
     found
 }
 
+/// The result of anomalies found without a check of the whole history (`run --online`'s rounds:
+/// `Online::finish`), decided as [`check`] decides it from what it found, with the statistics and the
+/// description of what was checked that the caller gathered.
+pub fn result_of(
+    found: BTreeMap<String, Vec<Anomaly>>,
+    options: &Options,
+    stats: Stats,
+    checked: Checked,
+) -> CheckResult {
+    verdict(found, options, stats, checked)
+}
+
 /// Elle's `result-map`: report the reportable anomalies; invalid if any is prohibited, unknown if only
 /// unknown ones are; the models ruled out follow from every anomaly found.
 fn verdict(found: BTreeMap<String, Vec<Anomaly>>, options: &Options, stats: Stats, checked: Checked) -> CheckResult {

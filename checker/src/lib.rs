@@ -94,7 +94,7 @@ mod txn;
 pub mod weak_levels;
 mod workload;
 
-pub use check::check;
+pub use check::{check, result_of};
 pub use error::CheckError;
 pub use kind::{Kind, Kinds};
 pub use online::{Online, StandingAnomaly};

@@ -38,6 +38,11 @@ impl EngineInner {
             committed_at = Some(ts);
         }
         txn.release_lock(Fate::Committed);
+        // Keys no commit writes any more are pruned by a vacuum now and then, by the committer whose
+        // timestamp comes up (outside the commit lock: other commits go on meanwhile).
+        if committed_at.is_some_and(|ts| ts % crate::engine::VACUUM_EVERY == 0) {
+            self.vacuum();
+        }
         Ok(committed_at)
     }
 

@@ -141,6 +141,13 @@ impl Engine {
         stats
     }
 
+    /// Prunes every key's versions that no live snapshot can see and drops the SIREAD locks SSI has
+    /// released, as a commit does for the keys it writes (PostgreSQL's vacuum): a key no transaction
+    /// writes any more keeps them otherwise. The engine runs it itself every [`VACUUM_EVERY`] commits.
+    pub fn vacuum(&self) {
+        self.inner.vacuum();
+    }
+
     pub(crate) fn inner(&self) -> &EngineInner {
         &self.inner
     }
@@ -161,9 +168,22 @@ pub(crate) struct EngineInner {
     pub(crate) counters: Counters,
 }
 
+/// Commits between two vacuums (`Engine::vacuum`): a sweep of every key costs about as much as this many
+/// commits' own pruning, so it stays a small share of the work.
+pub const VACUUM_EVERY: u64 = 1 << 16;
+
 impl EngineInner {
     pub(crate) fn defect(&self) -> Option<Defect> {
         self.config.defect
+    }
+
+    /// [`Engine::vacuum`]: each chain in turn, under its own lock, with the horizon at that moment (every
+    /// live snapshot is at or after it, as when a commit prunes).
+    pub(crate) fn vacuum(&self) {
+        for chain in self.store.all() {
+            let horizon = self.clock.horizon();
+            chain.lock().vacuum(horizon);
+        }
     }
 }
 

@@ -70,7 +70,7 @@ mod value;
 mod version_chain;
 
 pub use crate::defect::{Defect, ParseDefectError};
-pub use crate::engine::{Engine, EngineConfig, InstallHook};
+pub use crate::engine::{Engine, EngineConfig, InstallHook, VACUUM_EVERY};
 pub use crate::error::{Conflict, Error, Result, Via};
 pub use crate::isolation::{Isolation, ParseIsolationError};
 pub use crate::key::{KeyRange, RowKey};

@@ -154,6 +154,16 @@ impl ChainState {
         }
     }
 
+    /// What a vacuum does to a chain no commit touches any more: prunes as a commit does (`prune`), drops
+    /// the SIREAD locks of transactions SSI has released (as `add_reader` does), and gives back the room
+    /// they took.
+    pub(crate) fn vacuum(&mut self, horizon: u64) {
+        self.prune(horizon);
+        self.readers.retain(|r| !r.is_released());
+        self.committed.shrink_to_fit();
+        self.readers.shrink_to_fit();
+    }
+
     /// Records a SIREAD lock for `reader`, dropping the locks of transactions SSI has released.
     pub(crate) fn add_reader(&mut self, reader: &Arc<SxactShared>) {
         self.readers.retain(|r| !r.is_released());

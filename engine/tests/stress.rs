@@ -224,6 +224,32 @@ fn a_long_snapshot_keeps_its_versions_until_it_ends() {
     assert!(engine.storage_stats().max_chain <= 2, "{:?}", engine.storage_stats());
 }
 
+/// A key no commit writes any more keeps the versions a live snapshot held when it was last written, until a
+/// vacuum prunes them; the vacuum keeps what a snapshot still live can see (the near miss).
+#[test]
+fn a_vacuum_prunes_the_versions_of_keys_no_commit_writes_any_more() {
+    let engine = support::engine_with(None, &[(1, 0)]);
+    let mut old = engine.session();
+    old.begin(Isolation::SnapshotIsolation).unwrap();
+    let mut writer = engine.session();
+    for i in 1..=100 {
+        writer.begin(Isolation::SnapshotIsolation).unwrap();
+        writer.write(1, i).unwrap();
+        writer.commit().unwrap();
+    }
+    engine.vacuum();
+    assert!(engine.storage_stats().max_chain >= 100, "the old snapshot still sees version 0");
+    assert_eq!(old.read(&k(1)).unwrap(), int(0));
+    old.commit().unwrap();
+    // Key 1 is never written again: only a vacuum prunes it now.
+    assert!(engine.storage_stats().max_chain >= 100);
+    engine.vacuum();
+    assert_eq!(engine.storage_stats().versions, 1, "{:?}", engine.storage_stats());
+    writer.begin(Isolation::SnapshotIsolation).unwrap();
+    assert_eq!(writer.read(&k(1)).unwrap(), int(100));
+    writer.commit().unwrap();
+}
+
 /// Four threads append unique elements to three lists, 300 transactions each. Every committed append must be in its
 /// list exactly once; with `no-first-committer-wins`, appends are lost. Returns how many committed appends were lost
 /// and how many transactions the engine aborted.

@@ -1,5 +1,7 @@
 //! `isocheck run`: open the system, run the workload, write the history and `run.json`, check the history
 //! against the model the requested level promises, print the verdict with the run's counts and throughput.
+//! Under `--online` the runner may have written the history as it went; a valid list-append run then takes
+//! the online rounds' verdict and never reads it back (docs/online-checking.md, "The history on disk").
 //! Scenario workloads (bank, write skew) also have their invariants checked; where the dependency graph
 //! cannot be checked on their micro-ops, the invariants alone decide, and the report says so. The timing
 //! flags (zero-abort-under-contention, fully-serialized) come from the history and the holds. One run
@@ -18,7 +20,7 @@ use serde::Serialize;
 use crate::cli::{FailOn, NemesisName, OutputFormat, RunArgs};
 use crate::exit;
 
-use isocheck::judge::judge;
+use isocheck::judge::{judge, judge_streamed};
 use isocheck::run_summary::{RunSettings, run_summary};
 use isocheck::runner::nemesis::Fault;
 use isocheck::runner::online::{OnlineConfig, OnlineSummary};
@@ -133,12 +135,15 @@ pub fn execute(
         record: true,
         online,
     };
-    let outcome = runner::run(&config)?;
-    let mut file = std::io::BufWriter::new(
-        std::fs::File::create(&history_path).with_context(|| format!("creating {}", history_path.display()))?,
-    );
-    histories::write_jsonl(outcome.history.ops(), &mut file)?;
-    file.flush()?;
+    let mut outcome = runner::run(&config)?;
+    // A streamed history is written already (`runner::stream`).
+    if outcome.streamed.is_none() {
+        let mut file = std::io::BufWriter::new(
+            std::fs::File::create(&history_path).with_context(|| format!("creating {}", history_path.display()))?,
+        );
+        histories::write_jsonl(outcome.history.ops(), &mut file)?;
+        file.flush()?;
+    }
     if let Some(online) = &outcome.online {
         log::info!(
             "the online check ran {} rounds, reported {} standing anomalies, and lagged the recorder by at most {:.3} s",
@@ -156,7 +161,22 @@ pub fn execute(
         outcome.elapsed.as_secs_f64(),
         models.join(", ")
     );
-    let (result, graph_check) = judge(&outcome, workload.as_ref(), &options, args.isolation, clients, system.as_ref())?;
+    // A streamed run the rounds found valid takes their verdict, and the history stays on disk; any
+    // other reads it back and is judged as a run without --online is.
+    let rounds = match (&outcome.streamed, outcome.online.as_ref().and_then(|o| o.verdict.as_ref())) {
+        (Some(_), Some(anomalies)) => {
+            judge_streamed(&outcome, anomalies, workload.as_ref(), &options, clients, system.as_ref())
+        }
+        _ => None,
+    };
+    if rounds.is_none() && outcome.streamed.is_some() {
+        outcome.history = super::checking::read_history(&history_path)?.0;
+    }
+    let from_rounds = rounds.is_some();
+    let (result, graph_check) = match rounds {
+        Some(judged) => judged,
+        None => judge(&outcome, workload.as_ref(), &options, args.isolation, clients, system.as_ref())?,
+    };
     let settings = RunSettings {
         level: args.isolation,
         seed: variation.seed,
@@ -169,7 +189,9 @@ pub fn execute(
     summary.nemesis = nemesis_name(args);
     if let Some(online) = &outcome.online {
         let mut json = online_json(online);
-        if let Some(found) = &online.final_anomalies {
+        json["streamed"] = serde_json::json!(outcome.streamed.is_some());
+        json["verdict_from"] = serde_json::json!(if from_rounds { "rounds" } else { "check" });
+        if let Some(found) = online.final_anomalies.as_ref().filter(|_| !from_rounds) {
             // The rounds' verdict (settled on retired transactions, and a last check of what was held)
             // must be the ordinary check's: a disagreement is a checker bug, said loudly.
             let agrees = *found == isocheck::runner::online::by_type(&result.anomalies);
@@ -349,7 +371,12 @@ fn online_config(args: &RunArgs, options: &Options, history_path: &Path) -> Onli
         // A closed stdout ends the command when the verdict is printed; the run need not stop for it.
         let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
     };
-    OnlineConfig { options: options.clone(), keep_going: args.keep_going, report: Box::new(report) }
+    OnlineConfig {
+        options: options.clone(),
+        keep_going: args.keep_going,
+        report: Box::new(report),
+        stream_to: Some(history_path.to_path_buf()),
+    }
 }
 
 /// `run.json`'s `online`: what the online check did.

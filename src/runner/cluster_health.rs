@@ -161,9 +161,14 @@ fn reason_from(error: &str) -> String {
 /// commits (of at least 20) went to one.
 pub fn one_node_commits(history: &History, commits_per_node: &BTreeMap<String, u64>) -> Option<Flag> {
     let nodes: BTreeSet<&str> = history.ops().iter().filter_map(|op| op.node()).collect();
+    one_node_commits_among(nodes.len(), commits_per_node)
+}
+
+/// [`one_node_commits`] of a history whose operations name `nodes` nodes in all.
+pub fn one_node_commits_among(nodes: usize, commits_per_node: &BTreeMap<String, u64>) -> Option<Flag> {
     let total: u64 = commits_per_node.values().sum();
     let (top, top_n) = commits_per_node.iter().max_by_key(|(node, n)| (**n, std::cmp::Reverse(*node)))?;
-    if nodes.len() < 2 || total < ONE_NODE_MIN_COMMITS || (*top_n as f64) < ONE_NODE_SHARE * total as f64 {
+    if nodes < 2 || total < ONE_NODE_MIN_COMMITS || (*top_n as f64) < ONE_NODE_SHARE * total as f64 {
         return None;
     }
     let share = *top_n as f64 / total as f64;
@@ -172,7 +177,7 @@ pub fn one_node_commits(history: &History, commits_per_node: &BTreeMap<String, u
          little of the other nodes, nor of how they interleave (a node down, or clients that could reach only {top}; \
          with --node-affinity it is by design).",
         share * 100.0,
-        nodes.len()
+        nodes
     );
     let mut figures = serde_json::Map::new();
     figures.insert("node".into(), json!(top));

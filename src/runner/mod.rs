@@ -1,7 +1,8 @@
 //! The runner: N client threads, each with its own session and process id, take transactions from a
 //! workload, run them statement by statement against the system under test, and record every
 //! invocation and completion with monotonic nanosecond times. Recording is per client (no shared lock on
-//! the hot path); the clients' records are merged by time when the run ends. After an indeterminate
+//! the hot path); the clients' records are merged by time when the run ends (under `--online` without a
+//! nemesis, by the checker thread as the run goes, which writes the history to disk: `stream`). After an indeterminate
 //! (`info`) outcome a client continues under a fresh process id, as Jepsen's clients do, and after a lost
 //! connection it reconnects. A workload's initial rows open the history as an `init` operation, and its
 //! final transaction (a final read) runs once every client has finished, under a process id of its own.
@@ -15,6 +16,7 @@ pub mod online;
 pub mod overlap;
 mod recorder;
 pub mod resource_aborts;
+pub mod stream;
 pub mod workload;
 
 use std::collections::BTreeMap;
@@ -64,8 +66,12 @@ pub struct RunConfig {
 
 /// What a run did.
 pub struct RunOutcome {
-    /// The recorded history.
+    /// The recorded history; empty when it was `streamed` to disk as it was recorded (read the file back
+    /// for anything that needs it whole).
     pub history: History,
+    /// Where the history was written as it was recorded, and what it held (`run --online` without a
+    /// nemesis or a final transaction).
+    pub streamed: Option<stream::Streamed>,
     /// Wall time from the first invocation to the last completion.
     pub elapsed: Duration,
     /// Committed transactions.
@@ -105,7 +111,9 @@ pub(crate) struct Shared {
     /// a whole cluster down while it recovers.
     pub(crate) reconnect_for: Duration,
     /// Where the logs send their operations when the run is checked online.
-    pub(crate) tap: Option<std::sync::mpsc::Sender<recorder::Tapped>>,
+    pub(crate) tap: Option<std::sync::mpsc::SyncSender<recorder::Tapped>>,
+    /// The checker thread writes the history as it merges it: the taps take the operations.
+    pub(crate) stream: bool,
 }
 
 /// Set when the user asked every run to stop (Ctrl-C): runs under way invoke no more transactions, let
@@ -126,7 +134,7 @@ impl Shared {
     /// The tap of client `log`'s log (the nemesis's is `clients`), when the run is checked online: its
     /// slot among the logs merged, after the `init` operation's.
     pub(crate) fn tap(&self, log: usize) -> Option<recorder::Tap> {
-        self.tap.as_ref().map(|sender| recorder::Tap::new(log + 1, sender.clone()))
+        self.tap.as_ref().map(|sender| recorder::Tap::new(log + 1, sender.clone(), self.stream))
     }
 
     /// Claims the next transaction slot, or `None` when the run is over.
@@ -153,10 +161,26 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     }
     let (tap, tapped) = match config.online.is_some() && config.record {
         true => {
-            let (sender, receiver) = std::sync::mpsc::channel();
+            // Bounded: a client whose operation finds the checker that far behind waits for it, so what
+            // waits to be merged stays bounded however slow the rounds are on a loaded machine.
+            let (sender, receiver) = std::sync::mpsc::sync_channel(TAP_BACKLOG);
             (Some(sender), Some(receiver))
         }
         false => (None, None),
+    };
+    // The history is written as it is merged where the checker thread sees all of it: no nemesis (whose
+    // final reads are recorded after the clients, and read the clients' logs) and no final transaction.
+    let stream_to = match (&config.online, &tapped) {
+        (Some(online), Some(_)) if config.nemesis.is_none() && config.workload.final_plan().is_none() => {
+            online.stream_to.clone()
+        }
+        _ => None,
+    };
+    let mut stream = match &stream_to {
+        Some(path) => {
+            Some(stream::HistoryStream::create(path).with_context(|| format!("creating {}", path.display()))?)
+        }
+        None => None,
     };
     let shared = Arc::new(Shared {
         invoked: AtomicU64::new(0),
@@ -172,6 +196,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         ended: std::sync::Mutex::new(None),
         reconnect_for: if config.nemesis.is_some() { RECONNECT_UNDER_NEMESIS } else { RECONNECT },
         tap,
+        stream: stream.is_some(),
     });
     let mut clients = Vec::with_capacity(config.clients);
     for c in 0..config.clients {
@@ -189,6 +214,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     let status = Arc::new(online::OnlineStatus::default());
     let started = Instant::now();
     let mut online_summary = None;
+    let mut streamed = None;
     let records = std::thread::scope(|scope| -> anyhow::Result<Vec<recorder::ClientLog>> {
         // The logs merged: the `init` operation's, each client's, the nemesis's.
         let slots = 1 + config.clients + usize::from(config.nemesis.is_some());
@@ -198,8 +224,8 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
                     true => Vec::new(),
                     false => init_record(initial.clone()).ops,
                 };
-                let (shared, status) = (&shared, &status);
-                Some(scope.spawn(move || online::check_online(received, slots, init, shared, online, status)))
+                let (shared, status, stream) = (&shared, &status, stream.take());
+                Some(scope.spawn(move || online::check_online(received, slots, init, shared, online, status, stream)))
             }
             _ => None,
         };
@@ -215,7 +241,9 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         }
         shared.finished.store(true, Ordering::Relaxed);
         if let Some(checker) = checker {
-            online_summary = Some(checker.join().map_err(|_| anyhow::anyhow!("the online checker panicked"))?);
+            let (summary, written) = checker.join().map_err(|_| anyhow::anyhow!("the online checker panicked"))?;
+            online_summary = Some(summary);
+            streamed = written.transpose().context("writing the history as it was recorded")?;
         }
         let mut records = Vec::new();
         for handle in handles {
@@ -230,7 +258,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     progress.finish_and_clear();
     let mut records = records?;
     let elapsed = started.elapsed();
-    if config.record && !initial.is_empty() {
+    if config.record && !initial.is_empty() && streamed.is_none() {
         records.insert(0, init_record(initial));
     }
     let ended_early = shared.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
@@ -255,9 +283,14 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
             messages.entry(cause.clone()).or_insert_with(|| message.clone());
         }
     }
+    // A streamed history is on disk already: the logs kept no operation.
     let history = recorder::merge(records).context("the recorded history is not well formed (a runner bug)")?;
-    Ok(RunOutcome { history, elapsed, ok, fail, info, causes, messages, ended_early, online: online_summary })
+    Ok(RunOutcome { history, streamed, elapsed, ok, fail, info, causes, messages, ended_early, online: online_summary })
 }
+
+/// How many of the logs' messages may wait for the online checker (`run --online`) before a client
+/// recording another waits: some 10 to 20 MB of operations, a second or so of the engine's throughput.
+const TAP_BACKLOG: usize = 1 << 16;
 
 /// How long a client tries to reconnect to a system that refuses it.
 const RECONNECT: Duration = Duration::from_secs(25);
@@ -334,16 +367,13 @@ fn final_reads(config: &RunConfig, shared: &Arc<Shared>, records: &[recorder::Cl
 
 /// A process id above every one the records used (and above the clients').
 fn next_process(config: &RunConfig, records: &[recorder::ClientLog]) -> u64 {
-    records
-        .iter()
-        .flat_map(|r| &r.ops)
-        .filter_map(|op| match op.process() {
-            histories::Process::Client(p) => Some(p + 1),
-            histories::Process::Nemesis => None,
-        })
-        .max()
-        .unwrap_or(config.clients as u64)
-        .max(config.clients as u64)
+    let recorded = records.iter().map(|r| r.next_process);
+    // The `init` record's operations are not pushed: process 0, below the clients' count anyway.
+    let listed = records.iter().flat_map(|r| &r.ops).filter_map(|op| match op.process() {
+        histories::Process::Client(p) => Some(p + 1),
+        histories::Process::Nemesis => None,
+    });
+    recorded.chain(listed).max().unwrap_or(0).max(config.clients as u64)
 }
 
 /// Runs the workload's final transaction on a fresh session, under a process id no client used.

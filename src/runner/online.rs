@@ -7,7 +7,9 @@
 //! `checker::Online` check the operations still held as the prefix grows (retiring list-append
 //! transactions on the fences the clients send: `Merger::passed_fences`) and report the anomalies that stand
 //! (docs/online-checking.md); the first one the options prohibit stops the run, unless it is to keep
-//! going. The final verdict stays the ordinary check's, on the whole history.
+//! going. Without a nemesis the thread also writes the history file as the prefix grows
+//! (`super::stream`), and the rounds' verdict (`Online::finish`) is the run's when it finds the history
+//! valid; otherwise the final verdict is the ordinary check's, on the whole history.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -21,6 +23,7 @@ use histories::{Key, Op, OpType, Position};
 
 use super::Shared;
 use super::recorder::{Tapped, merge_key};
+use super::stream::{HistoryStream, Streamed};
 
 /// The least time between the starts of two rounds.
 const ROUND_GAP: Duration = Duration::from_millis(250);
@@ -36,6 +39,10 @@ pub struct OnlineConfig {
     pub keep_going: bool,
     /// Called with each anomaly as it stands, in order.
     pub report: OnlineReporter,
+    /// Where to write the history as it is recorded, when the run has no nemesis and no final
+    /// transaction (`super::stream`): the clients' logs then keep no operation, and the run's outcome
+    /// holds no history.
+    pub stream_to: Option<std::path::PathBuf>,
 }
 
 /// The online check's figures, for the progress bar while it runs.
@@ -69,11 +76,16 @@ pub struct OnlineSummary {
     /// The rounds' verdict on the whole history (`checker::Online::finish`), by type, when the run ran
     /// to its end without a nemesis (whose final reads the rounds do not see).
     pub final_anomalies: Option<BTreeMap<String, BTreeSet<Witness>>>,
+    /// The same verdict's anomalies as `finish` gave them (for the run's result when the history was
+    /// streamed to disk and is not held).
+    pub verdict: Option<BTreeMap<String, Vec<Anomaly>>>,
 }
 
 /// The checker thread: receives the logs' operations until every log is done (or the run is over),
 /// checking the prefix in rounds. `slots` is how many logs the history merges: the first holds `init`,
-/// the history's opening `init` operation (if any), the others send (`Shared::tap`).
+/// the history's opening `init` operation (if any), the others send (`Shared::tap`). With `stream`, every
+/// operation merged is written to the history file as it joins the prefix, and the thread listens until
+/// every log is done, whatever stopped the rounds: the written history is the whole run's.
 pub(crate) fn check_online(
     received: Receiver<Tapped>,
     slots: usize,
@@ -81,7 +93,9 @@ pub(crate) fn check_online(
     shared: &Shared,
     config: &OnlineConfig,
     status: &Arc<OnlineStatus>,
-) -> OnlineSummary {
+    stream: Option<HistoryStream>,
+) -> (OnlineSummary, Option<std::io::Result<Streamed>>) {
+    let mut stream = stream;
     let mut online = Online::new(config.options.clone());
     let mut merger = Merger::new(slots);
     merger.nemesis = (slots > 1 + shared.clients).then_some(slots - 1);
@@ -110,9 +124,12 @@ pub(crate) fn check_online(
             continue;
         }
         let started = Instant::now();
-        // The newly merged operations join the held ones; the fences every client has passed retire
-        // their keys (only once every transaction naming them is pushed).
+        // The newly merged operations join the held ones (and the history file); the fences every client
+        // has passed retire their keys (only once every transaction naming them is pushed).
         for op in std::mem::take(&mut merger.prefix) {
+            if let Some(stream) = &mut stream {
+                stream.write(&op);
+            }
             online.push(op);
         }
         for key in merger.passed_fences() {
@@ -152,15 +169,39 @@ pub(crate) fn check_online(
         }
         next_round = started + started.elapsed().max(ROUND_GAP);
     }
-    if summary.stopped_by.is_none() && merger.nemesis.is_none() {
+    if stream.is_some() {
+        // The history file must hold every operation: wait for every log to be done (each says so when
+        // its client stops, whatever stopped the run).
+        while !merger.all_done() {
+            match received.recv_timeout(Duration::from_millis(20)) {
+                Ok(more) => merger.take(more),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    }
+    let verdict_wanted = summary.stopped_by.is_none() && merger.nemesis.is_none();
+    if verdict_wanted || stream.is_some() {
         // Every client's log is done once the run is: the rest is merged, and the verdict of the rounds
         // (settled anomalies and a last check of what is held) is kept beside the ordinary check's.
         while let Ok(more) = received.try_recv() {
             merger.take(more);
         }
-        if merger.all_done() {
+    }
+    let verdict_reachable = verdict_wanted && merger.all_done();
+    if !verdict_reachable && let Some(stream) = &mut stream {
+        merger.advance();
+        for op in std::mem::take(&mut merger.prefix) {
+            stream.write(&op);
+        }
+    }
+    if verdict_reachable {
+        {
             merger.advance();
             for op in std::mem::take(&mut merger.prefix) {
+                if let Some(stream) = &mut stream {
+                    stream.write(&op);
+                }
                 online.push(op);
             }
             for key in merger.passed_fences() {
@@ -174,12 +215,15 @@ pub(crate) fn check_online(
             }
             summary.retired_txns = online.retired_txns();
             match online.finish() {
-                Ok(anomalies) => summary.final_anomalies = Some(by_type(&anomalies)),
+                Ok(anomalies) => {
+                    summary.final_anomalies = Some(by_type(&anomalies));
+                    summary.verdict = Some(anomalies);
+                }
                 Err(e) => log::debug!("the online verdict is not reached: {e}"),
             }
         }
     }
-    summary
+    (summary, stream.map(HistoryStream::finish))
 }
 
 /// Anomalies as the online and offline verdicts are compared: each type's witnesses
@@ -414,5 +458,45 @@ mod tests {
         let online: Vec<(u64, i64, String)> =
             merger.prefix.iter().map(|op| (op.index, op.time().unwrap_or(-1), format!("{:?}", op.process()))).collect();
         assert_eq!(online, merged);
+    }
+
+    #[test]
+    fn the_history_streamed_as_it_is_merged_is_the_final_merges_byte_for_byte() {
+        let mut merger = Merger::new(3);
+        let mut records = vec![ClientLog::default(), ClientLog::default()];
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("history.jsonl");
+        let mut stream = HistoryStream::create(&path).expect("created");
+        // In two steps, as rounds take the prefix: 10 and 20 first, the rest once the logs are done.
+        let mut logs = logs().into_iter();
+        for (slot, seq, op) in logs.by_ref().take(2) {
+            records[slot - 1].ops.push(op.clone());
+            merger.take(Tapped::Op(slot, seq, op));
+        }
+        merger.take(Tapped::Floor(1, 25));
+        merger.take(Tapped::Floor(2, 25));
+        assert!(merger.advance());
+        for op in std::mem::take(&mut merger.prefix) {
+            stream.write(&op);
+        }
+        for (slot, seq, op) in logs {
+            records[slot - 1].ops.push(op.clone());
+            merger.take(Tapped::Op(slot, seq, op));
+        }
+        merger.take(Tapped::Done(1));
+        merger.take(Tapped::Done(2));
+        assert!(merger.advance());
+        for op in std::mem::take(&mut merger.prefix) {
+            stream.write(&op);
+        }
+        let streamed = stream.finish().expect("written");
+        let history = merge(records).expect("a well-formed history");
+        let mut whole = Vec::new();
+        histories::write_jsonl(history.ops(), &mut whole).expect("written");
+        assert_eq!(
+            String::from_utf8(std::fs::read(&path).expect("read")).expect("UTF-8"),
+            String::from_utf8(whole).expect("UTF-8")
+        );
+        assert_eq!((streamed.tally.ops, streamed.tally.txns, streamed.tally.ok), (4, 2, 2));
     }
 }

@@ -49,17 +49,19 @@ pub enum Tapped {
 }
 
 /// Where a log sends a copy of each operation it records, for the online checker; says the log is done
-/// when dropped.
+/// when dropped. A tap that `takes` the operations is their only way into the history (the checker
+/// thread writes the history as it merges it: `run --online` without a nemesis): the log keeps none.
 #[derive(Debug)]
 pub struct Tap {
     slot: usize,
-    sender: std::sync::mpsc::Sender<Tapped>,
+    sender: std::sync::mpsc::SyncSender<Tapped>,
+    takes: bool,
 }
 
 impl Tap {
-    /// A tap for the log merged in `slot`.
-    pub fn new(slot: usize, sender: std::sync::mpsc::Sender<Tapped>) -> Tap {
-        Tap { slot, sender }
+    /// A tap for the log merged in `slot`; with `takes`, the log keeps no operation of its own.
+    pub fn new(slot: usize, sender: std::sync::mpsc::SyncSender<Tapped>, takes: bool) -> Tap {
+        Tap { slot, sender, takes }
     }
 }
 
@@ -70,11 +72,17 @@ impl Drop for Tap {
     }
 }
 
-/// One client's log of what it did: its operations and its counts, merged into the history when the run ends.
+/// One client's log of what it did: its operations and its counts, merged into the history when the run
+/// ends (or, through a tap that takes them, merged and written as the run goes: then it keeps only its
+/// counts).
 #[derive(Debug, Default)]
 pub struct ClientLog {
-    /// Its operations, in the order it performed them.
+    /// Its operations, in the order it performed them (none when its tap takes them).
     pub ops: Vec<Op>,
+    /// How many operations it recorded (kept or not).
+    pub recorded: usize,
+    /// One above the highest client process id it recorded (0 if none).
+    pub next_process: u64,
     /// Where a copy of each goes as it is recorded, when the run is checked online.
     pub tap: Option<Tap>,
     /// Committed transactions.
@@ -96,11 +104,22 @@ impl ClientLog {
         ClientLog { tap, ..ClientLog::default() }
     }
 
-    /// Records an operation (and sends a copy through the tap).
+    /// Records an operation (and sends a copy through the tap, or the operation itself if the tap takes
+    /// it).
     pub fn push(&mut self, op: Op) {
+        let seq = self.recorded;
+        self.recorded += 1;
+        if let histories::Process::Client(p) = op.process() {
+            self.next_process = self.next_process.max(p + 1);
+        }
         if let Some(tap) = &self.tap {
+            if tap.takes {
+                // The checker thread listens until every log is done when it writes the history.
+                let _ = tap.sender.send(Tapped::Op(tap.slot, seq, op));
+                return;
+            }
             // A checker that stopped listening has what it needed.
-            let _ = tap.sender.send(Tapped::Op(tap.slot, self.ops.len(), op.clone()));
+            let _ = tap.sender.send(Tapped::Op(tap.slot, seq, op.clone()));
         }
         self.ops.push(op);
     }
