@@ -299,7 +299,9 @@ impl Online {
         let (mut refutations, mut timeouts) = (self.refutations.clone(), self.timeouts.clone());
         keep_exact(&last.anomalies, &mut refutations, &mut timeouts);
         for (name, list) in last.anomalies {
-            if (name == EMPTY_GRAPH && self.retired_with_edges) || refuted_model(&name).is_some() || name == SOLVER_TIMEOUT
+            if (name == EMPTY_GRAPH && self.retired_with_edges)
+                || refuted_model(&name).is_some()
+                || name == SOLVER_TIMEOUT
             {
                 continue;
             }
