@@ -231,8 +231,11 @@ fn conclude(
     if let Some(Exact { source, unordered }) = exact {
         let models = exact_models(options, &found);
         if !models.is_empty() {
-            let decided =
-                exact::decide(txns, source, explainer, &models, order, options.witness(), options.solver_budget());
+            // Deciding regardless of inference, the shortcut of a model whose order inference's search
+            // already covered does not hold (that search may have found what the model forbids): asking
+            // for a witness turns it off.
+            let want_witness = options.witness() || options.exact_regardless();
+            let decided = exact::decide(txns, source, explainer, &models, order, want_witness, options.solver_budget());
             for (name, anomalies) in decided.anomalies {
                 found.entry(name).or_default().extend(anomalies);
             }
@@ -288,7 +291,9 @@ fn exact_models(options: &Options, found: &BTreeMap<String, Vec<Anomaly>>) -> Ve
     EXACT_MODELS
         .into_iter()
         .filter(|m| prohibited.contains(m.anomaly))
-        .filter(|m| cm::canonical_model_name(m.model).is_none_or(|c| !ruled_out.contains(c)))
+        .filter(|m| {
+            options.exact_regardless() || cm::canonical_model_name(m.model).is_none_or(|c| !ruled_out.contains(c))
+        })
         .collect()
 }
 
@@ -500,7 +505,9 @@ fn stats(history: &History, txns: &Txns<'_>, edges: BTreeMap<String, usize>, com
 
 /// Elle's `remove-redundant-cycle-exists`: a cycle-exists anomaly for a model that some specific
 /// anomaly already rules out says nothing more.
-fn without_redundant_cycle_exists(mut found: BTreeMap<String, Vec<Anomaly>>) -> BTreeMap<String, Vec<Anomaly>> {
+pub(crate) fn without_redundant_cycle_exists(
+    mut found: BTreeMap<String, Vec<Anomaly>>,
+) -> BTreeMap<String, Vec<Anomaly>> {
     let specific: Vec<&str> = found.keys().map(String::as_str).filter(|n| !n.ends_with("-cycle-exists")).collect();
     let ruled_out = cm::impossible_models(specific);
     found.retain(|name, _| name.strip_suffix("-cycle-exists").is_none_or(|model| !ruled_out.contains(model)));

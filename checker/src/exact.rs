@@ -15,12 +15,13 @@
 //! unknown, never valid. Models are decided from the strongest down: a model that holds implies those it
 //! implies, and a model refuted is reported only where no weaker one asked for is refuted too.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use histories::Key;
 use serde_json::json;
 
+use crate::consistency_model::{UNKNOWN_ANOMALIES, canonical_model_name, impossible_models};
 use crate::cycle_class::classify;
 use crate::cycle_shape::shape_of;
 use crate::explain::{DataExplainer, case, cycle_text, txn_view};
@@ -99,6 +100,57 @@ impl ExactModel {
             None => self.model.to_string(),
             Some(Kind::Process) => format!("{} (each process's order included)", self.model),
             Some(_) => format!("{} (real-time order included)", self.model),
+        }
+    }
+}
+
+/// The model an exact decision's anomaly (`no-<model>-order`) refutes, if `name` is one.
+pub(crate) fn refuted_model(name: &str) -> Option<&'static ExactModel> {
+    EXACT_MODELS.iter().find(|m| m.anomaly == name)
+}
+
+/// The model a `solver-timeout` anomaly could not decide.
+pub(crate) fn undecided_model(anomaly: &Anomaly) -> Option<&'static ExactModel> {
+    match anomaly {
+        Anomaly::Case(case) => {
+            let model = case.facts.get("model").and_then(serde_json::Value::as_str)?;
+            EXACT_MODELS.iter().find(|m| m.model == model)
+        }
+        Anomaly::Cycle(_) => None,
+    }
+}
+
+/// Adds to `found`, the inferred anomalies of a verdict assembled from parts of a history (the online
+/// checker's settled anomalies and its last check), the exact decision's part as the check of the whole
+/// history reports it, given each part's `refutations` (by anomaly name, one part's each) and timeouts
+/// (by model): only for the models asked for (`prohibited`) that the inferred anomalies leave open (the
+/// whole check decides only those); of the models refuted, only those no weaker one refuted asked for
+/// is refuted beside (as [`decide`] reports them); and a model's timeout only where no refutation
+/// decides it. One refutation a model, as the whole check gives one.
+pub(crate) fn as_the_whole_reports(
+    found: &mut BTreeMap<String, Vec<Anomaly>>,
+    refutations: &BTreeMap<String, Vec<Anomaly>>,
+    timeouts: &BTreeMap<String, Anomaly>,
+    prohibited: &BTreeSet<&'static str>,
+) {
+    let inferred = found.keys().map(String::as_str).filter(|n| !UNKNOWN_ANOMALIES.contains(n));
+    let ruled_out = impossible_models(inferred);
+    let open: Vec<&ExactModel> = EXACT_MODELS
+        .iter()
+        .filter(|m| prohibited.contains(m.anomaly))
+        .filter(|m| canonical_model_name(m.model).is_none_or(|c| !ruled_out.contains(c)))
+        .collect();
+    let refuted: Vec<&ExactModel> = open.iter().copied().filter(|m| refutations.contains_key(m.anomaly)).collect();
+    for m in &refuted {
+        if !refuted.iter().any(|w| w != m && m.implies(w)) {
+            found.insert(m.anomaly.to_string(), refutations[m.anomaly].clone());
+        }
+    }
+    for m in &open {
+        if let Some(timeout) = timeouts.get(m.model)
+            && !refuted.iter().any(|r| m.implies(r))
+        {
+            found.entry(SOLVER_TIMEOUT.to_string()).or_default().push(timeout.clone());
         }
     }
 }

@@ -39,9 +39,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use histories::{History, Key, MopKind, Op};
 
-use crate::consistency_model::impossible_models;
+use crate::consistency_model::{canonical_model_name, impossible_models};
 use crate::error::CheckError;
-use crate::exact::EXACT_MODELS;
+use crate::exact::{EXACT_MODELS, SOLVER_TIMEOUT, refuted_model, undecided_model};
 use crate::options::{Options, Workload};
 use crate::result::{Anomaly, CheckResult};
 
@@ -84,11 +84,17 @@ pub enum Witness {
     Txns(Vec<u64>),
     /// The key it is about.
     Key(Key),
+    /// The model it refutes: an exact decision's refutation (`no-<model>-order`), whose cases two
+    /// correct solvers (or rounds holding different parts of a history) may give differently.
+    Refutation(String),
 }
 
 impl Witness {
     /// The witness of `anomaly`, of type `name`.
     pub fn of(name: &str, anomaly: &Anomaly) -> Witness {
+        if let Some(m) = crate::exact::refuted_model(name) {
+            return Witness::Refutation(m.model.to_string());
+        }
         match anomaly {
             Anomaly::Case(case) if ONCE_PER_KEY.contains(&name) => match &case.key {
                 Some(key) => Witness::Key(key.clone()),
@@ -148,6 +154,13 @@ pub struct Online {
     retired_txns: u64,
     /// Whether a round that retired transactions had a dependency graph with an edge.
     retired_with_edges: bool,
+    /// The exact decision's refutations of what rounds that retired transactions held, by anomaly
+    /// name (one round's each): refutations of the whole history (docs/online-checking.md, "The
+    /// verdict").
+    refutations: BTreeMap<String, Vec<Anomaly>>,
+    /// The models those rounds' exact decision could not decide in the options' budget, with the
+    /// anomaly saying so.
+    timeouts: BTreeMap<String, Anomaly>,
 }
 
 impl Online {
@@ -162,6 +175,8 @@ impl Online {
             settled: BTreeMap::new(),
             retired_txns: 0,
             retired_with_edges: false,
+            refutations: BTreeMap::new(),
+            timeouts: BTreeMap::new(),
         }
     }
 
@@ -200,7 +215,20 @@ impl Online {
         let order = crate::check::order_needed(&self.options.reportable());
         let retirement = crate::retirement::retirable(&held, &self.retired_keys, order);
         if !retirement.txns.is_empty() {
+            // The exact decision before the retired transactions are gone: a round gives it no time, and
+            // the last check would no longer hold what it needs.
+            let decided = match self.decided_exactly(&held, &result) {
+                Ok(decided) => decided,
+                Err(e) => {
+                    self.held = held.into_ops();
+                    return Err(e);
+                }
+            };
+            self.keep_exact(decided.as_ref().unwrap_or(&result.anomalies));
             for (name, list) in &result.anomalies {
+                if refuted_model(name).is_some() || name == SOLVER_TIMEOUT {
+                    continue;
+                }
                 for anomaly in list {
                     if anomaly.ops().iter().any(|view| retirement.txns.contains(&view.invoke_index)) {
                         let mut txns = anomaly.txn_indices();
@@ -214,6 +242,39 @@ impl Online {
         }
         self.held = crate::retirement::apply(held.into_ops(), &retirement);
         Ok(new)
+    }
+
+    /// The exact decision's anomalies for `held`, which a round checked (`result`, with no solver
+    /// budget), when that round left a model the options ask to be decided exactly undecided: out of
+    /// budget, or not decided because the round's inference ruled it out (a prefix's inference may rule
+    /// out what the finished history's does not). Then `held` is checked again with the options' budget,
+    /// every such model decided. `None` when the round decided every one.
+    fn decided_exactly(
+        &self,
+        held: &History,
+        result: &CheckResult,
+    ) -> Result<Option<BTreeMap<String, Vec<Anomaly>>>, CheckError> {
+        let prohibited = self.options.prohibited();
+        let asked: Vec<_> = EXACT_MODELS.iter().filter(|m| prohibited.contains(m.anomaly)).collect();
+        if asked.is_empty() {
+            return Ok(None);
+        }
+        let ruled_out = impossible_models(
+            result.anomalies.keys().map(String::as_str).filter(|n| refuted_model(n).is_none() && *n != SOLVER_TIMEOUT),
+        );
+        let undecided = result.anomalies.contains_key(SOLVER_TIMEOUT)
+            || asked.iter().any(|m| canonical_model_name(m.model).is_some_and(|c| ruled_out.contains(c)));
+        if !undecided {
+            return Ok(None);
+        }
+        let options = self.options.clone().deciding_regardless_of_inference();
+        Ok(Some(crate::check(held, &options)?.anomalies))
+    }
+
+    /// Keeps the exact decision's refutations and timeouts among `anomalies`, the first found for each
+    /// model.
+    fn keep_exact(&mut self, anomalies: &BTreeMap<String, Vec<Anomaly>>) {
+        keep_exact(anomalies, &mut self.refutations, &mut self.timeouts);
     }
 
     /// The operations held now.
@@ -235,17 +296,12 @@ impl Online {
             .map_err(|(at, problem)| CheckError::Workload { at, message: format!("the held operations: {problem}") })?;
         let last = crate::check(&held, &self.options)?;
         let mut out = self.settled();
-        // The exact decision runs for the models inference left open, on the whole history; here, those
-        // the settled anomalies and the last check's inference leave open.
-        let exact = |name: &str| EXACT_MODELS.iter().find(|m| m.anomaly == name);
-        let inferred = out.keys().chain(last.anomalies.keys()).map(String::as_str).filter(|n| exact(n).is_none());
-        let ruled_out = impossible_models(inferred);
+        let (mut refutations, mut timeouts) = (self.refutations.clone(), self.timeouts.clone());
+        keep_exact(&last.anomalies, &mut refutations, &mut timeouts);
         for (name, list) in last.anomalies {
-            if name == EMPTY_GRAPH && self.retired_with_edges {
-                continue;
-            }
-            if let Some(m) = exact(&name)
-                && crate::consistency_model::canonical_model_name(m.model).is_some_and(|c| ruled_out.contains(c))
+            if (name == EMPTY_GRAPH && self.retired_with_edges)
+                || refuted_model(&name).is_some()
+                || name == SOLVER_TIMEOUT
             {
                 continue;
             }
@@ -263,7 +319,10 @@ impl Online {
                 list.retain(|a| seen.insert(Witness::of(name, a)));
             }
         }
-        Ok(out)
+        // The exact decision's part, and the cycle-exists anomalies a specific one makes redundant, as
+        // the whole check reports them.
+        crate::exact::as_the_whole_reports(&mut out, &refutations, &timeouts, &self.options.prohibited());
+        Ok(crate::check::without_redundant_cycle_exists(out))
     }
 
     /// The anomalies that named a transaction when it was retired, by type: final (the finished
@@ -316,6 +375,26 @@ impl Online {
     /// The options checked against.
     pub fn options(&self) -> &Options {
         &self.options
+    }
+}
+
+/// Adds the exact decision's refutations among `anomalies` to `refutations` (by anomaly name) and its
+/// timeouts to `timeouts` (by model), where none is kept for the model yet.
+fn keep_exact(
+    anomalies: &BTreeMap<String, Vec<Anomaly>>,
+    refutations: &mut BTreeMap<String, Vec<Anomaly>>,
+    timeouts: &mut BTreeMap<String, Anomaly>,
+) {
+    for (name, list) in anomalies {
+        if refuted_model(name).is_some() {
+            refutations.entry(name.clone()).or_insert_with(|| list.clone());
+        } else if name == SOLVER_TIMEOUT {
+            for anomaly in list {
+                if let Some(m) = undecided_model(anomaly) {
+                    timeouts.entry(m.model.to_string()).or_insert_with(|| anomaly.clone());
+                }
+            }
+        }
     }
 }
 

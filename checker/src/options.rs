@@ -86,6 +86,10 @@ pub struct Options {
     solver_budget: std::time::Duration,
     witness: bool,
     every_step: bool,
+    /// Whether the exact decision decides every model asked for, even those inference rules out
+    /// (`Online::check_held`, before it retires: a prefix's inference may rule out what the finished
+    /// history's does not).
+    exact_regardless: bool,
 }
 
 /// How long the exact decision of one model may take by default before its verdict is `unknown`.
@@ -102,6 +106,7 @@ impl Default for Options {
             solver_budget: DEFAULT_SOLVER_BUDGET,
             witness: false,
             every_step: false,
+            exact_regardless: false,
         }
     }
 }
@@ -159,6 +164,17 @@ impl Options {
     pub fn with_every_step(mut self, every_step: bool) -> Options {
         self.every_step = every_step;
         self
+    }
+
+    /// Decides every model asked for exactly, even those inference rules out (see `Online::check_held`).
+    pub(crate) fn deciding_regardless_of_inference(mut self) -> Options {
+        self.exact_regardless = true;
+        self
+    }
+
+    /// Whether every model asked for is decided exactly, inference or not.
+    pub(crate) fn exact_regardless(&self) -> bool {
+        self.exact_regardless
     }
 
     /// Whether every step of a check runs, shortcuts or not (see [`Options::with_every_step`]).
