@@ -12,7 +12,7 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use engine::{Defect, Engine, EngineConfig, Error, Isolation, RowKey, Value};
+use engine::{Defect, Engine, EngineConfig, EngineSession, Error, Isolation, RowKey, Value};
 use support::{int, k};
 
 const HOLD: Duration = Duration::from_millis(100);
@@ -204,9 +204,9 @@ fn memory_stays_flat_over_100k_updates() {
     assert!(engine.stats().commits > 50_000, "{:?}", engine.stats());
 }
 
-#[test]
-fn a_long_snapshot_keeps_its_versions_until_it_ends() {
-    let engine = support::engine_with(None, &[(1, 0)]);
+/// On `engine`, whose key 1 holds 0: a snapshot taken first (`old`, still open), then 100 commits writing 1
+/// to 100 to key 1 by `writer`'s session.
+fn a_snapshot_behind_100_writes(engine: &Engine) -> (EngineSession, EngineSession) {
     let mut old = engine.session();
     old.begin(Isolation::SnapshotIsolation).unwrap();
     let mut writer = engine.session();
@@ -215,6 +215,13 @@ fn a_long_snapshot_keeps_its_versions_until_it_ends() {
         writer.write(1, i).unwrap();
         writer.commit().unwrap();
     }
+    (old, writer)
+}
+
+#[test]
+fn a_long_snapshot_keeps_its_versions_until_it_ends() {
+    let engine = support::engine_with(None, &[(1, 0)]);
+    let (mut old, mut writer) = a_snapshot_behind_100_writes(&engine);
     assert_eq!(old.read(&k(1)).unwrap(), int(0));
     assert!(engine.storage_stats().max_chain >= 100);
     old.commit().unwrap();
@@ -229,14 +236,7 @@ fn a_long_snapshot_keeps_its_versions_until_it_ends() {
 #[test]
 fn a_vacuum_prunes_the_versions_of_keys_no_commit_writes_any_more() {
     let engine = support::engine_with(None, &[(1, 0)]);
-    let mut old = engine.session();
-    old.begin(Isolation::SnapshotIsolation).unwrap();
-    let mut writer = engine.session();
-    for i in 1..=100 {
-        writer.begin(Isolation::SnapshotIsolation).unwrap();
-        writer.write(1, i).unwrap();
-        writer.commit().unwrap();
-    }
+    let (mut old, mut writer) = a_snapshot_behind_100_writes(&engine);
     engine.vacuum();
     assert!(engine.storage_stats().max_chain >= 100, "the old snapshot still sees version 0");
     assert_eq!(old.read(&k(1)).unwrap(), int(0));
