@@ -119,6 +119,10 @@ fn an_online_runs_rounds_reach_the_checks_verdict() {
         let online = &summary["online"];
         assert_eq!(online["streamed"], serde_json::json!(true), "seed {seed}: {online}");
         assert!(online["retired_txns"].is_u64(), "seed {seed}: {online}");
+        // A round decides the exact models again only before it retires, so at most once a round.
+        let rechecks = online["exact_rechecks"]["count"].as_u64().expect("a count");
+        assert!(rechecks <= online["rounds"].as_u64().expect("a count"), "seed {seed}: {online}");
+        assert!(online["exact_rechecks"]["seconds"].is_f64(), "seed {seed}: {online}");
         assert_eq!(code, if types.is_empty() { 0 } else { 1 }, "seed {seed}: {types:?}\n{stderr}");
         // Which verdict the run took follows from what it found, whatever the interleaving made of it: the
         // rounds' when they found it valid and some transaction aborted (else `zero-abort-under-contention`

@@ -161,6 +161,9 @@ pub struct Online {
     /// The models those rounds' exact decision could not decide in the options' budget, with the
     /// anomaly saying so.
     timeouts: BTreeMap<String, Anomaly>,
+    /// How many times a round checked what it held again, with the options' budget, before retiring
+    /// ([`Online::exact_rechecks`]), and how long those checks took together.
+    exact_rechecks: (u64, std::time::Duration),
 }
 
 impl Online {
@@ -177,6 +180,7 @@ impl Online {
             retired_with_edges: false,
             refutations: BTreeMap::new(),
             timeouts: BTreeMap::new(),
+            exact_rechecks: (0, std::time::Duration::ZERO),
         }
     }
 
@@ -250,7 +254,7 @@ impl Online {
     /// out what the finished history's does not). Then `held` is checked again with the options' budget,
     /// every such model decided. `None` when the round decided every one.
     fn decided_exactly(
-        &self,
+        &mut self,
         held: &History,
         result: &CheckResult,
     ) -> Result<Option<BTreeMap<String, Vec<Anomaly>>>, CheckError> {
@@ -268,7 +272,11 @@ impl Online {
             return Ok(None);
         }
         let options = self.options.clone().deciding_regardless_of_inference();
-        Ok(Some(crate::check(held, &options)?.anomalies))
+        let started = std::time::Instant::now();
+        let decided = crate::check(held, &options);
+        self.exact_rechecks.0 += 1;
+        self.exact_rechecks.1 += started.elapsed();
+        Ok(Some(decided?.anomalies))
     }
 
     /// Keeps the exact decision's refutations and timeouts among `anomalies`, the first found for each
@@ -280,6 +288,13 @@ impl Online {
     /// The operations held now.
     pub fn held(&self) -> &[Op] {
         &self.held
+    }
+
+    /// How many times rounds checked what they held again with the options' solver budget, to decide
+    /// the exact models before retiring (docs/online-checking.md, "The verdict"), and the time those
+    /// checks took together: what deciding exactly costs a run.
+    pub fn exact_rechecks(&self) -> (u64, std::time::Duration) {
+        self.exact_rechecks
     }
 
     /// How many transactions incremental rounds retired.
@@ -500,5 +515,48 @@ mod tests {
         let prefix = parse(PREFIX, Format::JsonLines, "prefix.jsonl").unwrap();
         assert_eq!(crate::check(&prefix, &only_g1c).unwrap().anomaly_types, ["G1c"]);
         assert_eq!(finished.valid, Validity::Valid);
+    }
+
+    /// A write skew on x and y, then a read of both: the round's inference finds G2-item, so it leaves
+    /// serializability undecided exactly; every transaction retires with x and y.
+    const WRITE_SKEW: &str = r#"{"type":"invoke","process":0,"value":[["r","x",null],["r","y",null],["append","x",1]]}
+{"type":"invoke","process":1,"value":[["r","x",null],["r","y",null],["append","y",2]]}
+{"type":"ok","process":0,"value":[["r","x",null],["r","y",null],["append","x",1]]}
+{"type":"ok","process":1,"value":[["r","x",null],["r","y",null],["append","y",2]]}
+{"type":"invoke","process":2,"value":[["r","x",null],["r","y",null]]}
+{"type":"ok","process":2,"value":[["r","x",[1]],["r","y",[2]]]}
+"#;
+
+    /// T0 appends 1 to x, T1 appends 2 and T2 reads [1, 2]: a round decides serializability itself.
+    const SERIAL_X: &str = r#"{"type":"invoke","process":0,"value":[["append","x",1]]}
+{"type":"ok","process":0,"value":[["append","x",1]]}
+{"type":"invoke","process":1,"value":[["append","x",2]]}
+{"type":"ok","process":1,"value":[["append","x",2]]}
+{"type":"invoke","process":2,"value":[["r","x",null]]}
+{"type":"ok","process":2,"value":[["r","x",[1,2]]]}
+"#;
+
+    /// Feeds `history` whole, retires x and y, runs one round: what it retired, the standing anomalies'
+    /// names, and how many times it decided the exact models again.
+    fn retiring_x_and_y(history: &str, options: Options) -> (u64, Vec<String>, u64) {
+        let history = parse(history, Format::JsonLines, "h.jsonl").unwrap();
+        let mut online = Online::new(options);
+        for op in history.ops() {
+            online.push(op.clone());
+        }
+        online.retire_key(Key::from("x"));
+        online.retire_key(Key::from("y"));
+        let stood = online.check_held().unwrap().into_iter().map(|s| s.name).collect();
+        (online.retired_txns(), stood, online.exact_rechecks().0)
+    }
+
+    #[test]
+    fn a_round_that_retires_what_it_left_undecided_decides_it_again_and_counts_it() {
+        let serializable = Options::new(&["serializable".to_string()], &[]).unwrap();
+        assert_eq!(retiring_x_and_y(WRITE_SKEW, serializable.clone()), (3, vec!["G2-item".to_string()], 1));
+        // Near misses: a round that decided the model itself, and options that ask for no exact model.
+        assert_eq!(retiring_x_and_y(SERIAL_X, serializable), (3, vec![], 0));
+        let only_g1c = Options::new(&[], &["G1c".to_string()]).unwrap();
+        assert_eq!(retiring_x_and_y(WRITE_SKEW, only_g1c), (3, vec![], 0));
     }
 }

@@ -73,6 +73,9 @@ pub struct OnlineSummary {
     pub retired_txns: u64,
     /// The most operations held after a round (once it retired what it could).
     pub most_held: usize,
+    /// The rounds' checks of what they held again with the solver's budget before retiring
+    /// (`checker::Online::exact_rechecks`): how many, and their time in milliseconds together.
+    pub exact_rechecks: (u64, u64),
     /// The rounds' verdict on the whole history (`checker::Online::finish`), by type, when the run ran
     /// to its end without a nemesis (whose final reads the rounds do not see).
     pub final_anomalies: Option<BTreeMap<String, BTreeSet<Witness>>>,
@@ -141,6 +144,7 @@ pub(crate) fn check_online(
         summary.last_round = (online.held().len(), started.elapsed().as_millis() as u64);
         summary.most_held = summary.most_held.max(online.held().len());
         summary.retired_txns = online.retired_txns();
+        summary.exact_rechecks = rechecks(&online);
         let lag = shared.clock.now().saturating_sub(merger.checked_time).max(0) / 1_000_000;
         summary.max_lag_ms = summary.max_lag_ms.max(lag as u64);
         status.lag_ms.store(lag as u64, Ordering::Relaxed);
@@ -214,6 +218,7 @@ pub(crate) fn check_online(
                 }
             }
             summary.retired_txns = online.retired_txns();
+            summary.exact_rechecks = rechecks(&online);
             match online.finish() {
                 Ok(anomalies) => {
                     summary.final_anomalies = Some(by_type(&anomalies));
@@ -224,6 +229,13 @@ pub(crate) fn check_online(
         }
     }
     (summary, stream.map(HistoryStream::finish))
+}
+
+/// How many times `online`'s rounds decided the exact models again before retiring, and their time
+/// in milliseconds.
+fn rechecks(online: &Online) -> (u64, u64) {
+    let (count, time) = online.exact_rechecks();
+    (count, time.as_millis() as u64)
 }
 
 /// Anomalies as the online and offline verdicts are compared: each type's witnesses
