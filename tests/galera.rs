@@ -116,6 +116,20 @@ fn galera_run_records_ops_from_every_node_and_its_history_checks() {
     assert_eq!(client_nodes(&history(out.path())), BTreeSet::from(["n2".to_string()]));
 }
 
+/// `run --online` on the cluster: the history streamed, and the run's verdict (from the rounds or the
+/// file read back) is what `isocheck check` says of the file it wrote, whatever it is.
+#[test]
+#[ignore = "needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"]
+fn galera_run_checked_online_agrees_with_its_file() {
+    let (cluster, _turn) = cluster("galera_run_checked_online_agrees_with_its_file");
+    let dir = cluster.dir().to_str().unwrap().to_string();
+    let args =
+        ["--db", "galera", "--cluster-dir", &dir, "--isolation", "repeatable-read", "--txns", "300", "--clients", "6"];
+    let run = crate::run_online::online_run_agreeing_with_its_file(&[&args[..], &["--seed", "1"]].concat());
+    assert!([0, 1, 3].contains(&run.code), "{}", run.summary);
+    assert_eq!(run.summary["db"], "galera");
+}
+
 #[test]
 #[ignore = "needs a Galera cluster: set ISOCHECK_GALERA_DIR, or run scripts/test"]
 fn galera_commit_in_flight_on_a_killed_node_is_indeterminate() {

@@ -8,7 +8,7 @@ use crate::util::{isocheck, temp_file};
 
 /// Runs `isocheck run --online` with `extra` into a fresh directory: the exit code, stdout, stderr,
 /// `run.json`, the findings' anomaly types and the directory.
-fn online_run(extra: &[&str]) -> (i32, String, String, serde_json::Value, Vec<String>, tempfile::TempDir) {
+pub(crate) fn online_run(extra: &[&str]) -> (i32, String, String, serde_json::Value, Vec<String>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let out = dir.path().join("run");
     let mut args = vec!["run", "--online", "--out", out.to_str().expect("a UTF-8 path")];
@@ -113,46 +113,72 @@ fn keep_going_needs_online_and_online_is_one_run() {
 fn an_online_runs_rounds_reach_the_checks_verdict() {
     let mut from_rounds = 0;
     for (seed, defect) in [("1", Some("ssi-off")), ("2", Some("ssi-off")), ("3", None), ("4", None)] {
-        let mut extra = vec!["--keep-going", "--txns", "3000", "--seed", seed];
+        let mut extra = vec!["--txns", "3000", "--seed", seed];
         extra.extend(defect.map(|d| ["--defect", d]).into_iter().flatten());
-        let (code, stdout, stderr, summary, types, dir) = online_run(&extra);
-        let online = &summary["online"];
-        assert_eq!(online["streamed"], serde_json::json!(true), "seed {seed}: {online}");
-        assert!(online["retired_txns"].is_u64(), "seed {seed}: {online}");
-        // A round decides the exact models again only before it retires, so at most once a round.
-        let rechecks = online["exact_rechecks"]["count"].as_u64().expect("a count");
-        assert!(rechecks <= online["rounds"].as_u64().expect("a count"), "seed {seed}: {online}");
-        assert!(online["exact_rechecks"]["seconds"].is_f64(), "seed {seed}: {online}");
-        assert_eq!(code, if types.is_empty() { 0 } else { 1 }, "seed {seed}: {types:?}\n{stderr}");
-        // Which verdict the run took follows from what it found, whatever the interleaving made of it: the
-        // rounds' when they found it valid and some transaction aborted (else `zero-abort-under-contention`
-        // needs the whole history's contended pairs), the check's of the file read back otherwise, with
-        // the rounds' verdict compared.
-        let aborted = summary["fail"].as_u64().expect("a count") > 0;
-        if types.is_empty() && aborted {
-            assert_eq!(online["verdict_from"], "rounds", "seed {seed}: {online}\n{summary}");
-            from_rounds += 1;
-        } else {
-            assert_eq!(online["verdict_from"], "check", "seed {seed}: {online}");
-            assert_eq!(online["final_agrees"], serde_json::json!(true), "seed {seed}: {online}\n{stdout}\n{stderr}");
-        }
-        let history = dir.path().join("run").join("history.jsonl");
-        let lines = std::fs::read_to_string(&history).expect("the history is written").lines().count();
-        assert_eq!(lines as u64, 2 * transactions(&summary), "seed {seed}: every invocation and its completion");
-        let again = isocheck(
-            &["check", history.to_str().expect("a UTF-8 path"), "--model", "serializable", "--format", "json"],
-            None,
-        );
-        let checked: serde_json::Value = serde_json::from_str(&again.stdout).expect("JSON");
-        let checked_types: Vec<String> = checked["anomaly_types"]
-            .as_array()
-            .map_or_else(Vec::new, |a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect());
-        assert_eq!(checked_types, types, "seed {seed}: the online run's verdict is the check's of its history");
-        assert_eq!(again.code, code, "seed {seed}");
+        let run = online_run_agreeing_with_its_file(&extra);
+        assert_eq!(run.code, if run.types.is_empty() { 0 } else { 1 }, "seed {seed}: {:?}", run.types);
+        from_rounds += usize::from(run.from_rounds);
     }
     // The correct engine aborts some of 3,000 contended serializable transactions (first committer wins):
     // its runs take the rounds' verdict.
     assert!(from_rounds > 0, "no run took the rounds' verdict: the test shows nothing of it");
+}
+
+/// What [`online_run_agreeing_with_its_file`] saw of a run.
+pub(crate) struct AgreeingRun {
+    pub code: i32,
+    pub summary: serde_json::Value,
+    pub types: Vec<String>,
+    /// Whether the run took the rounds' verdict (`online.verdict_from: rounds`).
+    pub from_rounds: bool,
+}
+
+/// Runs `isocheck run --online --keep-going` with `extra` (no nemesis) and asserts what holds of any such
+/// run, on any system and whatever the interleaving made of it: the history was streamed to disk, two
+/// lines a transaction; the rounds decided the exact models again at most once a round; the verdict came
+/// from the rounds exactly when they found the run valid and some transaction aborted (else
+/// `zero-abort-under-contention` needs the whole history's contended pairs), and otherwise from the check
+/// of the file read back, with the rounds' verdict agreeing; and `isocheck check FILE` against the models
+/// the run checked gives the run's anomaly types and exit code.
+pub(crate) fn online_run_agreeing_with_its_file(extra: &[&str]) -> AgreeingRun {
+    let (code, stdout, stderr, summary, types, dir) = online_run(&[&["--keep-going"], extra].concat());
+    let findings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("run").join("findings.json")).expect("the findings are written"),
+    )
+    .expect("JSON");
+    let models: Vec<&str> = findings["checked"]["models"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().filter_map(serde_json::Value::as_str).collect());
+    assert!(!models.is_empty(), "{extra:?}: {findings}");
+    let online = &summary["online"];
+    let context = format!("{extra:?}: {online}");
+    assert_eq!(online["streamed"], serde_json::json!(true), "{context}");
+    assert!(online["retired_txns"].is_u64(), "{context}");
+    // A round decides the exact models again only before it retires, so at most once a round.
+    let rechecks = online["exact_rechecks"]["count"].as_u64().expect("a count");
+    assert!(rechecks <= online["rounds"].as_u64().expect("a count"), "{context}");
+    assert!(online["exact_rechecks"]["seconds"].is_f64(), "{context}");
+    let aborted = summary["fail"].as_u64().expect("a count") > 0;
+    let from_rounds = types.is_empty() && aborted && code == 0;
+    if from_rounds {
+        assert_eq!(online["verdict_from"], "rounds", "{context}\n{summary}");
+    } else {
+        assert_eq!(online["verdict_from"], "check", "{context}");
+        assert_eq!(online["final_agrees"], serde_json::json!(true), "{context}\n{stdout}\n{stderr}");
+    }
+    let history = dir.path().join("run").join("history.jsonl");
+    let lines = std::fs::read_to_string(&history).expect("the history is written").lines().count();
+    assert_eq!(lines as u64, 2 * transactions(&summary), "{extra:?}: every invocation and its completion");
+    let mut check = vec!["check", history.to_str().expect("a UTF-8 path"), "--format", "json"];
+    check.extend(models.iter().flat_map(|m| ["--model", m]));
+    let again = isocheck(&check, None);
+    let checked: serde_json::Value = serde_json::from_str(&again.stdout).expect("JSON");
+    let checked_types: Vec<String> = checked["anomaly_types"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect());
+    assert_eq!(checked_types, types, "{extra:?}: the online run's verdict is the check's of its history");
+    assert_eq!(again.code, code, "{extra:?}: {stderr}");
+    AgreeingRun { code, summary, types, from_rounds }
 }
 
 /// Without a fence-sending workload's graph (rw-register), a streamed run is read back and checked as

@@ -22,6 +22,7 @@ mod hunt;
 mod mariadb;
 mod module_cycles;
 mod online_retirement;
+mod online_systems;
 mod overlap;
 mod replay;
 mod replay_claims;
