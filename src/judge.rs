@@ -43,7 +43,8 @@ pub fn judge(
 
 /// A streamed run's verdict from its online rounds (`Online::finish`'s `anomalies`), when that needs
 /// nothing of the history in memory: the workload's graph check is required (list-append: no
-/// invariants, no micro-op left unread), the rounds found the history valid, and some transaction
+/// invariants, no micro-op left unread, no final transaction after the rounds), the rounds found the
+/// history valid, and some transaction
 /// aborted (else `zero-abort-under-contention` needs the whole history's contended pairs). The flags
 /// are those the run's counts raise (resource aborts, one node's commits, holds one at a time); the
 /// statistics are the counts the stream tallied (no edges, components or ordered keys: no graph of
@@ -57,7 +58,8 @@ pub fn judge_streamed(
     system: &dyn System,
 ) -> Option<(CheckResult, GraphCheck)> {
     let tally = &outcome.streamed.as_ref()?.tally;
-    if source.graph_policy() != GraphPolicy::Required || tally.fail == 0 {
+    // A final transaction runs after the rounds' last check: the verdict must be the file's.
+    if source.graph_policy() != GraphPolicy::Required || tally.fail == 0 || source.final_plan().is_some() {
         return None;
     }
     let stats = Stats {

@@ -76,6 +76,9 @@ impl Client {
     pub(crate) fn run(mut self) -> anyhow::Result<ClientLog> {
         self.shared.switches.set(self.id, self.session.kill_switch());
         self.record.tap = self.shared.tap(self.id);
+        if self.shared.keep_touched {
+            self.record = std::mem::take(&mut self.record).keeping_touched();
+        }
         while self.shared.claim().is_some() {
             let Some((plan, retired)) = self.workload.next_fenced(self.id) else { break };
             if !retired.is_empty() {

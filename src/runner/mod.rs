@@ -1,8 +1,8 @@
 //! The runner: N client threads, each with its own session and process id, take transactions from a
 //! workload, run them statement by statement against the system under test, and record every
 //! invocation and completion with monotonic nanosecond times. Recording is per client (no shared lock on
-//! the hot path); the clients' records are merged by time when the run ends (under `--online` without a
-//! nemesis, by the checker thread as the run goes, which writes the history to disk: `stream`). After an indeterminate
+//! the hot path); the clients' records are merged by time when the run ends (under `--online`, by the checker thread as the run goes,
+//! which writes the history to disk: `stream`; what runs after the clients follows into the file). After an indeterminate
 //! (`info`) outcome a client continues under a fresh process id, as Jepsen's clients do, and after a lost
 //! connection it reconnects. A workload's initial rows open the history as an `init` operation, and its
 //! final transaction (a final read) runs once every client has finished, under a process id of its own.
@@ -69,8 +69,7 @@ pub struct RunOutcome {
     /// The recorded history; empty when it was `streamed` to disk as it was recorded (read the file back
     /// for anything that needs it whole).
     pub history: History,
-    /// Where the history was written as it was recorded, and what it held (`run --online` without a
-    /// nemesis or a final transaction).
+    /// Where the history was written as it was recorded, and what it held (`run --online`).
     pub streamed: Option<stream::Streamed>,
     /// Wall time from the first invocation to the last completion.
     pub elapsed: Duration,
@@ -114,6 +113,9 @@ pub(crate) struct Shared {
     pub(crate) tap: Option<std::sync::mpsc::SyncSender<recorder::Tapped>>,
     /// The checker thread writes the history as it merges it: the taps take the operations.
     pub(crate) stream: bool,
+    /// The clients' logs keep the keys their transactions named (their operations go to the stream, and
+    /// the final reads after a nemesis read every key each client touched).
+    pub(crate) keep_touched: bool,
 }
 
 /// Set when the user asked every run to stop (Ctrl-C): runs under way invoke no more transactions, let
@@ -168,12 +170,10 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         }
         false => (None, None),
     };
-    // The history is written as it is merged where the checker thread sees all of it: no nemesis (whose
-    // final reads are recorded after the clients, and read the clients' logs) and no final transaction.
+    // The history is written as it is merged; what runs after the clients (a nemesis's final reads, the
+    // workload's final transaction) is timed after everything merged, and follows it into the file.
     let stream_to = match (&config.online, &tapped) {
-        (Some(online), Some(_)) if config.nemesis.is_none() && config.workload.final_plan().is_none() => {
-            online.stream_to.clone()
-        }
+        (Some(online), Some(_)) => online.stream_to.clone(),
         _ => None,
     };
     let mut stream = match &stream_to {
@@ -196,6 +196,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         ended: std::sync::Mutex::new(None),
         reconnect_for: if config.nemesis.is_some() { RECONNECT_UNDER_NEMESIS } else { RECONNECT },
         tap,
+        keep_touched: stream.is_some() && config.nemesis.is_some(),
         stream: stream.is_some(),
     });
     let mut clients = Vec::with_capacity(config.clients);
@@ -214,7 +215,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     let status = Arc::new(online::OnlineStatus::default());
     let started = Instant::now();
     let mut online_summary = None;
-    let mut streamed = None;
+    let mut stream_left = None;
     let records = std::thread::scope(|scope| -> anyhow::Result<Vec<recorder::ClientLog>> {
         // The logs merged: the `init` operation's, each client's, the nemesis's.
         let slots = 1 + config.clients + usize::from(config.nemesis.is_some());
@@ -243,7 +244,7 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
         if let Some(checker) = checker {
             let (summary, written) = checker.join().map_err(|_| anyhow::anyhow!("the online checker panicked"))?;
             online_summary = Some(summary);
-            streamed = written.transpose().context("writing the history as it was recorded")?;
+            stream_left = written;
         }
         let mut records = Vec::new();
         for handle in handles {
@@ -258,10 +259,13 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
     progress.finish_and_clear();
     let mut records = records?;
     let elapsed = started.elapsed();
-    if config.record && !initial.is_empty() && streamed.is_none() {
+    if config.record && !initial.is_empty() && stream_left.is_none() {
         records.insert(0, init_record(initial));
     }
     let ended_early = shared.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    // What runs after the clients (final reads, final transaction) is timed after every operation the
+    // checker thread merged: a streamed history takes it at its end, where the final merge puts it.
+    let after_clients = records.len();
     if config.nemesis.is_some() && config.record && ended_early.is_none() && !interrupted() {
         let finals = final_reads(config, &shared, &records);
         records.extend(finals);
@@ -283,6 +287,13 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
             messages.entry(cause.clone()).or_insert_with(|| message.clone());
         }
     }
+    let streamed = match stream_left {
+        Some(mut stream) => {
+            stream.append(recorder::merged_ops(records.split_off(after_clients)));
+            Some(stream.finish().context("writing the history as it was recorded")?)
+        }
+        None => None,
+    };
     // A streamed history is on disk already: the logs kept no operation.
     let history = recorder::merge(records).context("the recorded history is not well formed (a runner bug)")?;
     Ok(RunOutcome { history, streamed, elapsed, ok, fail, info, causes, messages, ended_early, online: online_summary })
@@ -310,10 +321,9 @@ fn init_record(rows: Vec<(histories::Key, i64)>) -> recorder::ClientLog {
         let value = histories::OpValue::Rows(Box::new(rows.clone()));
         histories::Op::new(kind, histories::Process::Client(0), histories::Function::Init, value).with_time(0)
     };
-    recorder::ClientLog {
-        ops: vec![op(histories::OpType::Invoke), op(histories::OpType::Ok)],
-        ..recorder::ClientLog::default()
-    }
+    let mut log = recorder::ClientLog::default();
+    log.ops = vec![op(histories::OpType::Invoke), op(histories::OpType::Ok)];
+    log
 }
 
 /// Keys a final read takes at once: a client may have touched thousands.
@@ -328,9 +338,12 @@ fn final_reads(config: &RunConfig, shared: &Arc<Shared>, records: &[recorder::Cl
     let base = next_process(config, records);
     let touched: Vec<Vec<histories::Key>> = (0..config.clients)
         .map(|c| {
+            // A streamed client's log kept the keys, not the operations.
             let keys: std::collections::BTreeSet<&histories::Key> = records
                 .get(c)
-                .map(|r| r.ops.iter().flat_map(|op| op.mops()).filter_map(histories::Mop::key).collect())
+                .map(|r| {
+                    r.ops.iter().flat_map(|op| op.mops()).filter_map(histories::Mop::key).chain(&r.touched).collect()
+                })
                 .unwrap_or_default();
             keys.into_iter().cloned().collect()
         })

@@ -23,7 +23,7 @@ use histories::{Key, Op, OpType, Position};
 
 use super::Shared;
 use super::recorder::{Tapped, merge_key};
-use super::stream::{HistoryStream, Streamed};
+use super::stream::HistoryStream;
 
 /// The least time between the starts of two rounds.
 const ROUND_GAP: Duration = Duration::from_millis(250);
@@ -39,9 +39,8 @@ pub struct OnlineConfig {
     pub keep_going: bool,
     /// Called with each anomaly as it stands, in order.
     pub report: OnlineReporter,
-    /// Where to write the history as it is recorded, when the run has no nemesis and no final
-    /// transaction (`super::stream`): the clients' logs then keep no operation, and the run's outcome
-    /// holds no history.
+    /// Where to write the history as it is recorded (`super::stream`): the clients' logs then keep no
+    /// operation (under a nemesis, only the keys they named), and the run's outcome holds no history.
     pub stream_to: Option<std::path::PathBuf>,
 }
 
@@ -97,7 +96,7 @@ pub(crate) fn check_online(
     config: &OnlineConfig,
     status: &Arc<OnlineStatus>,
     stream: Option<HistoryStream>,
-) -> (OnlineSummary, Option<std::io::Result<Streamed>>) {
+) -> (OnlineSummary, Option<HistoryStream>) {
     let mut stream = stream;
     let mut online = Online::new(config.options.clone());
     let mut merger = Merger::new(slots);
@@ -228,7 +227,7 @@ pub(crate) fn check_online(
             }
         }
     }
-    (summary, stream.map(HistoryStream::finish))
+    (summary, stream)
 }
 
 /// How many times `online`'s rounds decided the exact models again before retiring, and their time

@@ -4,7 +4,7 @@
 //! before the client asked, so "completed before invoked" in the merged history is always true of the
 //! real run: real-time edges are never invented.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
@@ -50,7 +50,7 @@ pub enum Tapped {
 
 /// Where a log sends a copy of each operation it records, for the online checker; says the log is done
 /// when dropped. A tap that `takes` the operations is their only way into the history (the checker
-/// thread writes the history as it merges it: `run --online` without a nemesis): the log keeps none.
+/// thread writes the history as it merges it: `run --online`): the log keeps none.
 #[derive(Debug)]
 pub struct Tap {
     slot: usize,
@@ -96,12 +96,21 @@ pub struct ClientLog {
     /// The system's message the first time each cause failed a transaction (PostgreSQL's includes its
     /// hint, which names the setting to raise for a resource error).
     pub messages: BTreeMap<String, String>,
+    /// The keys its operations named, when it keeps them ([`ClientLog::keeping_touched`]): a log whose
+    /// tap takes its operations keeps these for the final reads after a nemesis.
+    pub touched: BTreeSet<histories::Key>,
+    keeps_touched: bool,
 }
 
 impl ClientLog {
     /// A log whose operations are also sent to the online checker through `tap`, if any.
     pub fn tapped(tap: Option<Tap>) -> ClientLog {
         ClientLog { tap, ..ClientLog::default() }
+    }
+
+    /// The same log, keeping the keys its operations name ([`ClientLog::touched`]).
+    pub fn keeping_touched(self) -> ClientLog {
+        ClientLog { keeps_touched: true, ..self }
     }
 
     /// Records an operation (and sends a copy through the tap, or the operation itself if the tap takes
@@ -111,6 +120,13 @@ impl ClientLog {
         self.recorded += 1;
         if let histories::Process::Client(p) = op.process() {
             self.next_process = self.next_process.max(p + 1);
+        }
+        if self.keeps_touched {
+            for key in op.mops().iter().filter_map(histories::Mop::key) {
+                if !self.touched.contains(key) {
+                    self.touched.insert(key.clone());
+                }
+            }
         }
         if let Some(tap) = &self.tap {
             if tap.takes {
@@ -152,6 +168,12 @@ pub fn merge_key(op: &Op, slot: usize, seq: usize) -> (i64, usize, usize) {
 
 /// Merges the clients' records into one history, by time; indices follow the merged order.
 pub fn merge(records: Vec<ClientLog>) -> anyhow::Result<History> {
+    History::from_ops(merged_ops(records)).map_err(|(at, problem)| anyhow!("operation {}: {problem}", at.line))
+}
+
+/// The clients' records' operations in the merged order (by time, then log, then place in the log),
+/// indexed from 0 in that order, as recorded.
+pub fn merged_ops(records: Vec<ClientLog>) -> Vec<Op> {
     let mut ops: Vec<(i64, usize, usize, Op)> = Vec::new();
     for (client, record) in records.into_iter().enumerate() {
         for (seq, op) in record.ops.into_iter().enumerate() {
@@ -161,14 +183,12 @@ pub fn merge(records: Vec<ClientLog>) -> anyhow::Result<History> {
     }
     // A client's own operations are already in time order; ties across clients break by client.
     ops.sort_by_key(|(time, client, seq, _)| (*time, *client, *seq));
-    let ops: Vec<Op> = ops
-        .into_iter()
+    ops.into_iter()
         .enumerate()
         .map(|(i, (_, _, _, mut op))| {
             op.index = i as u64;
             op.at = histories::Position::new(i as u32 + 1, 1);
             op
         })
-        .collect();
-    History::from_ops(ops).map_err(|(at, problem)| anyhow!("operation {}: {problem}", at.line))
+        .collect()
 }

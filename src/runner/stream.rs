@@ -1,4 +1,4 @@
-//! The history written as it is recorded (`run --online` without a nemesis): the checker thread merges
+//! The history written as it is recorded (`run --online`): the checker thread merges
 //! the logs in the final merge's order and hands each operation, indexed, to a [`HistoryStream`], which
 //! writes it to the run's history file as the final merge would (`histories::write_jsonl`, one line an
 //! operation: the same bytes for the same operations) and tallies what the run's summary and verdict
@@ -128,6 +128,18 @@ impl HistoryStream {
         *self.tally.operations.entry(f.to_string()).or_default().entry(kind.as_str().to_string()).or_default() += 1;
     }
 
+    /// Writes `ops` (merged among themselves) after what was written, indexed on from there: what the
+    /// final merge places after every operation merged so far (the final reads and the final
+    /// transaction, timed after every client's last operation).
+    pub fn append(&mut self, ops: Vec<Op>) {
+        for mut op in ops {
+            let index = self.tally.ops;
+            op.index = index as u64;
+            op.at = histories::Position::new(index as u32 + 1, 1);
+            self.write(&op);
+        }
+    }
+
     /// Flushes the file and returns what it holds; the transactions never completed count as
     /// indeterminate.
     pub fn finish(mut self) -> std::io::Result<Streamed> {
@@ -189,5 +201,32 @@ mod tests {
         assert_eq!(tally.operations, operations);
         assert_eq!(tally.commits_per_node, [("n1".to_string(), 1)].into());
         assert_eq!(tally.nodes, ["n1".to_string()].into());
+    }
+
+    #[test]
+    fn appended_operations_are_indexed_on_from_what_was_written_and_tallied() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("history.jsonl");
+        let mut stream = HistoryStream::create(&path).expect("created");
+        let mut first = op(0, OpType::Invoke, "txn", 1, 10);
+        first.index = 0;
+        stream.write(&first);
+        let mut completed = op(0, OpType::Ok, "txn", 1, 20);
+        completed.index = 1;
+        stream.write(&completed);
+        // Merged among themselves, indexed from 0: the stream renumbers them after what it wrote.
+        let finals = vec![op(7, OpType::Invoke, "read", 1, 30), op(7, OpType::Ok, "read", 1, 40)];
+        stream.append(finals.clone());
+        let streamed = stream.finish().expect("written");
+        let mut whole = vec![first, completed];
+        whole.extend(finals);
+        for (i, op) in whole.iter_mut().enumerate() {
+            op.index = i as u64;
+        }
+        let mut expected = Vec::new();
+        histories::write_jsonl(&whole, &mut expected).expect("written");
+        assert_eq!(std::fs::read(&path).expect("read"), expected);
+        assert_eq!((streamed.tally.ops, streamed.tally.txns, streamed.tally.ok), (4, 2, 2));
+        assert_eq!(streamed.tally.operations["read"], [("ok".to_string(), 1)].into());
     }
 }
