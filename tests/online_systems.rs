@@ -2,7 +2,8 @@
 //! the exec protocol, PostgreSQL (15, and 18 where the test command starts it) and MariaDB (Galera's
 //! is in `galera.rs`, which holds the cluster's turn). Each run streams its history, and its verdict,
 //! from the rounds or from the file read back, is exactly what `isocheck check` says of the file it
-//! wrote (`run_online::online_run_agreeing_with_its_file`); the serializable systems check valid;
+//! wrote (`run_online::online_run_agreeing_with_its_file`), also under SQLite's killed connections,
+//! whose final reads follow the clients into the file; the serializable systems check valid;
 //! PostgreSQL's repeatable read stops at the first G2-item that stands, as the engine's `ssi-off` does.
 //!
 //! No assertion depends on the interleaving: which verdict a run takes is read from what it found; the
@@ -17,6 +18,14 @@ fn sqlite_checked_online_is_valid_and_agrees_with_its_file() {
     let run = online_run_agreeing_with_its_file(&["--db", "sqlite", "--txns", "1500", "--seed", "1"]);
     assert_eq!((run.code, run.types.len()), (0, 0), "{}", run.summary);
     assert_eq!(run.summary["db"], "sqlite");
+}
+
+#[test]
+fn sqlite_checked_online_under_killed_connections_streams_its_final_reads_and_agrees_with_its_file() {
+    let args = ["--db", "sqlite", "--txns", "1500", "--nemesis", "kill-connections", "--nemesis-every", "100ms"];
+    let run = online_run_agreeing_with_its_file(&[&args[..], &["--seed", "1"]].concat());
+    assert_eq!((run.code, run.types.len()), (0, 0), "{}", run.summary);
+    assert!(run.ops.iter().any(|op| op["f"] == "final-read" && op["type"] == "ok"), "{}", run.summary);
 }
 
 #[test]
