@@ -195,6 +195,22 @@ pub(crate) fn online_run_agreeing_with_its_file(extra: &[&str]) -> AgreeingRun {
     AgreeingRun { code, summary, types, from_rounds, ops }
 }
 
+/// rw-register stands in what no later write or read can change (docs/online-checking.md): a read of an
+/// aborted or intermediate write stops a register run with `dirty-read` planted, as `ssi-off`'s
+/// G2-item stops a list-append one; the final check of the history kept shows it too.
+#[test]
+fn a_register_run_reading_dirty_writes_stops_at_the_first_that_stands() {
+    let (code, stdout, stderr, summary, types, _dir) =
+        online_run(&["--workload", "rw-register", "--defect", "dirty-read", "--duration", "60s", "--seed", "1"]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let name = summary["online"]["stopped_by"]["anomaly"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the online check stopped the run: {summary}"));
+    assert!(checker::online::REGISTER_STANDING_CASES.contains(&name), "{name}");
+    assert!(types.contains(&name.to_string()), "the final check shows {name} too: {types:?}");
+    assert!(summary["elapsed_s"].as_f64().expect("elapsed") < 60.0, "the run stopped before its limit");
+}
+
 /// Without a fence-sending workload's graph (rw-register), a streamed run is read back and checked as
 /// without `--online`: the rounds' verdict is only compared.
 #[test]

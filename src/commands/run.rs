@@ -122,7 +122,7 @@ pub fn execute(
     let options = Options::new(&models, &anomalies)?.with_inference(super::checking::inference(&args.check));
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let history_path = out_dir.join("history.jsonl");
-    let online = args.online.then(|| online_config(args, &options, &history_path));
+    let online = args.online.then(|| online_config(args, &options, workload.name(), &history_path));
     let started_at = SystemTime::now();
     let config = RunConfig {
         system: Arc::clone(&system),
@@ -355,8 +355,10 @@ struct RunJson<'a> {
 }
 
 /// What `--online` asks of the runner: the final check's options, and each standing anomaly printed on
-/// stdout as it stands (text, or a line of JSON with `--format json`), numbered within its type.
-fn online_config(args: &RunArgs, options: &Options, history_path: &Path) -> OnlineConfig {
+/// stdout as it stands (text, or a line of JSON with `--format json`), numbered within its type. The
+/// rounds are told the workload's micro-ops (`workload`: its name), which a prefix may not yet show:
+/// rw-register's anomalies stand only when it is said (`checker::online::standing`).
+fn online_config(args: &RunArgs, options: &Options, workload: &str, history_path: &Path) -> OnlineConfig {
     let numbers = std::sync::Mutex::new(std::collections::BTreeMap::<String, usize>::new());
     let (format, source) = (args.format, history_path.display().to_string());
     let report = move |anomaly: &checker::StandingAnomaly, ops: usize| {
@@ -372,7 +374,7 @@ fn online_config(args: &RunArgs, options: &Options, history_path: &Path) -> Onli
         let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
     };
     OnlineConfig {
-        options: options.clone(),
+        options: options.clone().with_workload(checker::Workload::parse(workload)),
         keep_going: args.keep_going,
         report: Box::new(report),
         stream_to: Some(history_path.to_path_buf()),

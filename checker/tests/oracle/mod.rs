@@ -18,6 +18,7 @@
 mod compare;
 mod generate;
 mod online;
+mod online_registers;
 mod serial_search;
 
 use proptest::prelude::*;
