@@ -69,6 +69,7 @@ pub fn judge_streamed(
         fail: tally.fail,
         info: tally.info,
         keys: tally.keys,
+        counts_only: true,
         ..Stats::default()
     };
     let checked = Checked {

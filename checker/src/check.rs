@@ -500,6 +500,7 @@ fn stats(history: &History, txns: &Txns<'_>, edges: BTreeMap<String, usize>, com
         cyclic_components: components.len(),
         largest_component: components.iter().map(Vec::len).max().unwrap_or(0),
         blind_spots: Vec::new(),
+        counts_only: false,
     }
 }
 

@@ -195,6 +195,11 @@ pub struct Stats {
     pub largest_component: usize,
     /// What the checker could not infer, said in words (empty when it saw enough).
     pub blind_spots: Vec<String>,
+    /// Only the counts of operations, transactions and keys are known: the verdict came from checking
+    /// the history in parts as it grew (`run --online`), and no graph of the whole history was built,
+    /// so `edges`, `ordered_keys` and the components were not counted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub counts_only: bool,
 }
 
 /// The evidence for one anomaly.

@@ -11,13 +11,20 @@ pub(crate) fn transactions(s: &Stats) -> String {
     format!("{} transactions ({} ok, {} fail, {} info)", s.txns, s.ok, s.fail, s.info)
 }
 
-/// `K keys, N with a version order the history shows`.
+/// `K keys, N with a version order the history shows` (`K keys` when only counts are known).
 pub(crate) fn keys(s: &Stats) -> String {
+    if s.counts_only {
+        return format!("{} keys", s.keys);
+    }
     format!("{} keys, {} with a version order the history shows", s.keys, s.ordered_keys)
 }
 
-/// The dependencies by kind (`rw 2, wr 5`), or `none`.
+/// The dependencies by kind (`rw 2, wr 5`), or `none`; when only counts are known (a verdict from the
+/// online rounds), that they were not counted.
 pub(crate) fn dependencies(s: &Stats) -> String {
+    if s.counts_only {
+        return "not counted (the verdict is the online rounds', which check the history in parts)".to_string();
+    }
     let edges: Vec<String> = s.edges.iter().map(|(k, n)| format!("{k} {n}")).collect();
     if edges.is_empty() { "none".to_string() } else { edges.join(", ") }
 }
@@ -43,4 +50,25 @@ pub(crate) fn sentence(s: &Stats, escape: impl Fn(&str) -> String) -> String {
         out.push_str(&cyclic);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_only_says_the_graph_was_not_counted_rather_than_none() {
+        let counted = Stats { ops: 4, txns: 2, ok: 2, keys: 1, ..Stats::default() };
+        assert_eq!(
+            sentence(&counted, str::to_string),
+            "Saw 4 operations: 2 transactions (2 ok, 0 fail, 0 info); 1 keys, 0 with a version order the history \
+             shows; dependencies: none"
+        );
+        let counts_only = Stats { counts_only: true, ..counted };
+        assert_eq!(
+            sentence(&counts_only, str::to_string),
+            "Saw 4 operations: 2 transactions (2 ok, 0 fail, 0 info); 1 keys; dependencies: not counted (the \
+             verdict is the online rounds', which check the history in parts)"
+        );
+    }
 }
