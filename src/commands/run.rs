@@ -388,6 +388,8 @@ fn online_json(online: &OnlineSummary) -> serde_json::Value {
         "max_lag_s": online.max_lag_ms as f64 / 1000.0,
         "retired_txns": online.retired_txns,
         "most_held_ops": online.most_held,
+        "released_keys": online.released_keys,
+        "forgotten_keys": online.forgotten_keys,
         "last_round": {"ops": online.last_round.0, "seconds": online.last_round.1 as f64 / 1000.0},
     })
 }

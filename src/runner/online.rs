@@ -73,6 +73,10 @@ pub struct OnlineSummary {
     pub retired_txns: u64,
     /// The most operations held after a round (once it retired what it could).
     pub most_held: usize,
+    /// Keys the rounds released (retired, and every transaction naming them retired).
+    pub released_keys: u64,
+    /// Of those, how many the system under test forgot (`adapters::System::forget_lists`).
+    pub forgotten_keys: u64,
     /// The rounds' verdict on the whole history (`checker::Online::finish`), by type, when the run ran
     /// to its end without a nemesis (whose final reads the rounds do not see).
     pub final_anomalies: Option<BTreeMap<String, BTreeSet<Witness>>>,
@@ -85,7 +89,10 @@ pub struct OnlineSummary {
 /// checking the prefix in rounds. `slots` is how many logs the history merges: the first holds `init`,
 /// the history's opening `init` operation (if any), the others send (`Shared::tap`). With `stream`, every
 /// operation merged is written to the history file as it joins the prefix, and the thread listens until
-/// every log is done, whatever stopped the rounds: the written history is the whole run's.
+/// every log is done, whatever stopped the rounds: the written history is the whole run's. With
+/// `forget_on`, the keys each round releases are handed to that system to forget
+/// (`adapters::System::forget_lists`): the caller gives it only when nothing after the clients (a final
+/// read or transaction) names every key again.
 pub(crate) fn check_online(
     received: Receiver<Tapped>,
     slots: usize,
@@ -94,6 +101,7 @@ pub(crate) fn check_online(
     config: &OnlineConfig,
     status: &Arc<OnlineStatus>,
     stream: Option<HistoryStream>,
+    forget_on: Option<&dyn adapters::System>,
 ) -> (OnlineSummary, Option<std::io::Result<Streamed>>) {
     let mut stream = stream;
     let mut online = Online::new(config.options.clone());
@@ -137,6 +145,7 @@ pub(crate) fn check_online(
         }
         let ops = merger.merged;
         let found = online.check_held();
+        release(&mut online, &mut stream, forget_on, &mut summary);
         summary.rounds += 1;
         summary.last_round = (online.held().len(), started.elapsed().as_millis() as u64);
         summary.most_held = summary.most_held.max(online.held().len());
@@ -213,6 +222,7 @@ pub(crate) fn check_online(
                     summary.anomalies += 1;
                 }
             }
+            release(&mut online, &mut stream, forget_on, &mut summary);
             summary.retired_txns = online.retired_txns();
             match online.finish() {
                 Ok(anomalies) => {
@@ -224,6 +234,29 @@ pub(crate) fn check_online(
         }
     }
     (summary, stream.map(HistoryStream::finish))
+}
+
+/// Hands the keys the last round released to the history stream's tally and, with `forget_on`, to the
+/// system under test to forget. Every transaction naming such a key completed (the round retired them
+/// all), and none still to come names it (the fence), so the system drops nothing a transaction in
+/// flight or to come needs.
+fn release(
+    online: &mut Online,
+    stream: &mut Option<HistoryStream>,
+    forget_on: Option<&dyn adapters::System>,
+    summary: &mut OnlineSummary,
+) {
+    let released = online.take_released_keys();
+    if released.is_empty() {
+        return;
+    }
+    if let Some(stream) = stream {
+        stream.forget_keys(&released);
+    }
+    summary.released_keys += released.len() as u64;
+    if let Some(system) = forget_on {
+        summary.forgotten_keys += system.forget_lists(&released) as u64;
+    }
 }
 
 /// Anomalies as the online and offline verdicts are compared: each type's witnesses
