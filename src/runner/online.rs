@@ -85,14 +85,22 @@ pub struct OnlineSummary {
     pub verdict: Option<BTreeMap<String, Vec<Anomaly>>>,
 }
 
+/// Where the checker thread sends what it makes besides its summary.
+pub(crate) struct Outputs<'s> {
+    /// The history file, written as the prefix grows.
+    pub(crate) stream: Option<HistoryStream>,
+    /// The system under test, told the keys each round releases (`adapters::System::forget_lists`):
+    /// the caller gives it only when nothing after the clients (a final read or transaction) names
+    /// every key again.
+    pub(crate) forget_on: Option<&'s dyn adapters::System>,
+}
+
 /// The checker thread: receives the logs' operations until every log is done (or the run is over),
 /// checking the prefix in rounds. `slots` is how many logs the history merges: the first holds `init`,
-/// the history's opening `init` operation (if any), the others send (`Shared::tap`). With `stream`, every
-/// operation merged is written to the history file as it joins the prefix, and the thread listens until
-/// every log is done, whatever stopped the rounds: the written history is the whole run's. With
-/// `forget_on`, the keys each round releases are handed to that system to forget
-/// (`adapters::System::forget_lists`): the caller gives it only when nothing after the clients (a final
-/// read or transaction) names every key again.
+/// the history's opening `init` operation (if any), the others send (`Shared::tap`). With a stream
+/// (`outputs`), every operation merged is written to the history file as it joins the prefix, and the
+/// thread listens until every log is done, whatever stopped the rounds: the written history is the
+/// whole run's.
 pub(crate) fn check_online(
     received: Receiver<Tapped>,
     slots: usize,
@@ -100,10 +108,9 @@ pub(crate) fn check_online(
     shared: &Shared,
     config: &OnlineConfig,
     status: &Arc<OnlineStatus>,
-    stream: Option<HistoryStream>,
-    forget_on: Option<&dyn adapters::System>,
+    outputs: Outputs<'_>,
 ) -> (OnlineSummary, Option<std::io::Result<Streamed>>) {
-    let mut stream = stream;
+    let Outputs { mut stream, forget_on } = outputs;
     let mut online = Online::new(config.options.clone());
     let mut merger = Merger::new(slots);
     merger.nemesis = (slots > 1 + shared.clients).then_some(slots - 1);
