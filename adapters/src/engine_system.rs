@@ -40,6 +40,11 @@ impl EngineSystem {
     pub fn stats(&self) -> engine::EngineStats {
         self.engine().stats()
     }
+
+    /// What the engine holds in memory now (keys, versions, forgotten keys).
+    pub fn storage_stats(&self) -> engine::StorageStats {
+        self.engine().storage_stats()
+    }
 }
 
 impl System for EngineSystem {
@@ -85,6 +90,14 @@ impl System for EngineSystem {
 
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError> {
         Ok(Box::new(EngineSession { session: self.engine().session(), committing: false }))
+    }
+
+    /// The engine drops the lists' versions and locks (`engine::Engine::forget`); naming one again fails the
+    /// run (`forgotten-key`, fatal).
+    fn forget_lists(&self, keys: &[Key]) -> usize {
+        let engine_keys: Vec<engine::RowKey> = keys.iter().map(list_key).collect();
+        self.engine().forget(&engine_keys);
+        keys.len()
     }
 
     fn prepare_records(&self, _fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {
@@ -170,9 +183,13 @@ impl EngineSession {
             // A kill during commit leaves the commit's fate unknown to the client.
             EngineError::Killed if self.committing => (Failure::Indeterminate, true),
             EngineError::Killed => (Failure::Aborted, true),
-            EngineError::TypeMismatch { .. } | EngineError::NoTransaction | EngineError::TransactionInProgress => {
-                (Failure::Fatal, false)
-            }
+            // A forgotten key named again: the workload broke its promise, and the run must not go on as if
+            // the key were empty.
+            EngineError::TypeMismatch { .. }
+            | EngineError::NoTransaction
+            | EngineError::TransactionInProgress
+            | EngineError::ForgottenKey { .. }
+            | EngineError::ForgottenRange { .. } => (Failure::Fatal, false),
             // The concurrency errors, PostgreSQL's 40001 (`write-conflict`, "could not serialize access due to
             // concurrent update", and `serialization-failure`), 40P01 (`deadlock`) and 55P03 (`lock-timeout`):
             // the engine rolled the transaction back, so it had no effect.
@@ -371,6 +388,29 @@ mod tests {
         let err = b.commit().unwrap_err();
         assert_eq!(err.failure, Failure::Aborted);
         assert_eq!(err.cause, "serialization-failure");
+    }
+
+    #[test]
+    fn a_forgotten_list_is_gone_and_naming_it_again_is_fatal_while_the_register_stays() {
+        let system = EngineSystem::new(None);
+        system.prepare(&[(Key::Int(1), 10)]).unwrap();
+        let mut s = system.connect().unwrap();
+        s.begin(Level::Serializable).unwrap();
+        s.append(&Key::Int(1), 5).unwrap();
+        s.append(&Key::Int(2), 6).unwrap();
+        s.commit().unwrap();
+        assert_eq!(system.storage_stats().keys, 3);
+        assert_eq!(system.forget_lists(&[Key::Int(1)]), 1);
+        assert_eq!((system.storage_stats().keys, system.storage_stats().forgotten_keys), (2, 1));
+        s.begin(Level::Serializable).unwrap();
+        let err = s.read_list(&Key::Int(1)).unwrap_err();
+        assert_eq!((err.failure, err.cause.as_str()), (Failure::Fatal, "forgotten-key"));
+        s.rollback().unwrap();
+        // The near miss: register 1 and list 2 are untouched.
+        s.begin(Level::Serializable).unwrap();
+        assert_eq!(s.read(&Key::Int(1)).unwrap(), Some(10));
+        assert_eq!(s.read_list(&Key::Int(2)).unwrap(), vec![6]);
+        s.commit().unwrap();
     }
 
     /// A session on `system`'s engine with its kill handle, which also tells whether a statement is blocked.

@@ -46,6 +46,15 @@ pub trait System: Send + Sync {
     /// Opens a client session.
     fn connect(&self) -> Result<Box<dyn Session>, AdapterError>;
 
+    /// Told that no transaction will ever name these list keys again (the list-append workload's fences,
+    /// once every transaction naming them has completed), the system may drop them to keep its memory
+    /// flat; returns how many it forgot. By default it keeps them and returns 0. A system that forgets a
+    /// key must fail loudly (a [`Failure::Fatal`] error), never read it as empty, if it is named again.
+    fn forget_lists(&self, keys: &[Key]) -> usize {
+        let _ = keys;
+        0
+    }
+
     /// Creates a fresh record table of `fields` byte fields per record (YCSB's `usertable`), loaded with
     /// these records, beside the tables [`System::prepare`] made (call it after `prepare`).
     fn prepare_records(&self, fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {

@@ -37,7 +37,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use histories::{History, Key, MopKind, Op};
+use histories::{History, Key, Mop, MopKind, Op};
 
 use crate::consistency_model::{canonical_model_name, impossible_models};
 use crate::error::CheckError;
@@ -162,8 +162,10 @@ pub struct Online {
     rounds: u64,
     /// The operations held (incremental rounds), with their indices in the whole history.
     held: Vec<Op>,
-    /// The keys every transaction naming which has been invoked.
+    /// The keys every transaction naming which has been invoked, while a held operation names them.
     retired_keys: BTreeSet<Key>,
+    /// Retired keys no held operation names any more, not yet taken ([`Online::take_released_keys`]).
+    released_keys: Vec<Key>,
     /// The anomalies that named a retired transaction, by type and transactions: final.
     settled: BTreeMap<(String, Vec<u64>), Anomaly>,
     /// Transactions retired so far.
@@ -191,6 +193,7 @@ impl Online {
             rounds: 0,
             held: Vec::new(),
             retired_keys: BTreeSet::new(),
+            released_keys: Vec::new(),
             settled: BTreeMap::new(),
             retired_txns: 0,
             retired_with_edges: false,
@@ -261,7 +264,41 @@ impl Online {
             self.retired_with_edges |= !result.anomalies.contains_key(EMPTY_GRAPH);
         }
         self.held = crate::retirement::apply(held.into_ops(), &retirement);
+        self.release_keys();
         Ok(new)
+    }
+
+    /// Moves the retired keys no held operation names any more to the released ones: every transaction
+    /// that named one was pushed and has been retired (so it completed), and none to come names it. The
+    /// retirement rule asks only about keys held transactions name, so forgetting them here changes no
+    /// round, and what the checker keeps per key stays bounded by what it holds.
+    fn release_keys(&mut self) {
+        if self.retired_keys.is_empty() {
+            return;
+        }
+        let named: BTreeSet<&Key> = self
+            .held
+            .iter()
+            .filter(|op| op.is_client())
+            .flat_map(|op| op.held_mops().iter().filter_map(Mop::key))
+            .collect();
+        let (kept, released): (BTreeSet<Key>, BTreeSet<Key>) =
+            std::mem::take(&mut self.retired_keys).into_iter().partition(|key| named.contains(key));
+        self.retired_keys = kept;
+        self.released_keys.extend(released);
+    }
+
+    /// The keys released since the last call: retired, and named by no held operation, because every
+    /// transaction that named one completed and was retired. No transaction still to come names one (the
+    /// fence's promise), so the system under test may forget them (`run --online` hands them to
+    /// `adapters::System::forget_lists`, on the engine), and so may whatever tallies keys.
+    pub fn take_released_keys(&mut self) -> Vec<Key> {
+        std::mem::take(&mut self.released_keys)
+    }
+
+    /// Retired keys still named by a held operation.
+    pub fn retired_keys_held(&self) -> usize {
+        self.retired_keys.len()
     }
 
     /// The exact decision's anomalies for `held`, which a round checked (`result`, with no solver
@@ -520,6 +557,37 @@ mod tests {
         let mut online = Online::new(options.clone());
         let stood = online.round(&prefix).unwrap().into_iter().map(|s| s.name).collect();
         (stood, crate::check(&whole, &options).unwrap())
+    }
+
+    #[test]
+    fn a_retired_key_is_released_once_no_held_operation_names_it() {
+        // T0 appends 1 to x and completes; T2 appends 1 to y and completes only after the first round.
+        let whole = parse(
+            r#"{"type":"invoke","process":0,"value":[["append","x",1]]}
+{"type":"ok","process":0,"value":[["append","x",1]]}
+{"type":"invoke","process":1,"value":[["append","y",1]]}
+{"type":"ok","process":1,"value":[["append","y",1]]}
+"#,
+            Format::JsonLines,
+            "whole.jsonl",
+        )
+        .unwrap();
+        let ops = whole.into_ops();
+        let (x, y) = (Key::Str("x".into()), Key::Str("y".into()));
+        let mut online = Online::new(Options::new(&["serializable".to_string()], &[]).unwrap());
+        for op in &ops[..3] {
+            online.push(op.clone());
+        }
+        online.retire_key(x.clone());
+        online.retire_key(y.clone());
+        assert!(online.check_held().unwrap().is_empty());
+        assert_eq!(online.retired_txns(), 1);
+        // The near miss: y is retired too, but T2, in flight, still names it.
+        assert_eq!((online.take_released_keys(), online.retired_keys_held()), (vec![x], 1));
+        assert!(online.take_released_keys().is_empty(), "taken once");
+        online.push(ops[3].clone());
+        assert!(online.check_held().unwrap().is_empty());
+        assert_eq!((online.take_released_keys(), online.retired_keys_held(), online.held().len()), (vec![y], 0, 0));
     }
 
     #[test]

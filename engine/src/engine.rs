@@ -6,8 +6,9 @@
 //! waiting (`lock_wait.rs`) or sessions (`session.rs`, which also opens one: [`Engine::session`]).
 //!
 //! Lock order, outermost first: a session's state; the commit lock; then exactly one of a chain, the SSI registry,
-//! the predicate-lock table, a store shard, the active-snapshot set, the wait-for graph, a session's wait slot or a
-//! transaction lock's state, never two of those at once. A statement waiting for another transaction holds only its
+//! the predicate-lock table, a store shard, the active-snapshot set, the wait-for graph, a session's wait slot, a
+//! transaction lock's state or the list of forgotten keys waiting to be dropped, never two of those at once, except
+//! that the forgotten-key set is taken inside a store shard (`store.rs`). A statement waiting for another transaction holds only its
 //! session's state (and blocks on the other's transaction lock); `kill` wakes it before taking that state. The
 //! transaction gate exists only for the `global-lock` defect; `begin` takes it inside the session's state lock and
 //! before anything else.
@@ -107,6 +108,7 @@ impl Engine {
             waits: WaitGraph::default(),
             gate: Gate::default(),
             counters: Counters::default(),
+            forgotten_waiting: Mutex::new(Vec::new()),
         };
         Engine { inner: Arc::new(inner) }
     }
@@ -130,8 +132,16 @@ impl Engine {
     pub fn storage_stats(&self) -> StorageStats {
         let chains = self.inner.store.all();
         let (tracked_transactions, predicate_locks) = self.inner.ssi.tracked();
-        let mut stats =
-            StorageStats { keys: chains.len(), tracked_transactions, predicate_locks, ..StorageStats::default() };
+        let (forgotten_keys, forgotten_entries) = self.inner.store.forgotten();
+        let mut stats = StorageStats {
+            keys: chains.len(),
+            tracked_transactions,
+            predicate_locks,
+            forgotten_keys,
+            forgotten_entries,
+            forgotten_waiting: lock(&self.inner.forgotten_waiting).len(),
+            ..StorageStats::default()
+        };
         for chain in chains {
             let c = chain.lock();
             stats.versions += c.version_count();
@@ -143,9 +153,30 @@ impl Engine {
 
     /// Prunes every key's versions that no live snapshot can see and drops the SIREAD locks SSI has
     /// released, as a commit does for the keys it writes (PostgreSQL's vacuum): a key no transaction
-    /// writes any more keeps them otherwise. The engine runs it itself every [`VACUUM_EVERY`] commits.
+    /// writes any more keeps them otherwise. Also drops the forgotten keys whose dropping waited for a
+    /// writer ([`Engine::forget`]). The engine runs it itself every [`VACUUM_EVERY`] commits.
     pub fn vacuum(&self) {
         self.inner.vacuum();
+    }
+
+    /// Forgets `keys`: the caller promises that no statement will ever name one again, and the engine drops
+    /// each key's versions, SIREAD locks and place in the key space, so that a workload that moves on to fresh
+    /// keys (Elle's list-append) runs in flat memory. A statement that names a forgotten key afterwards, or
+    /// scans a range holding one, fails with [`Error::ForgottenKey`] (or [`Error::ForgottenRange`]) rather
+    /// than reading it as absent; the forgotten keys are remembered compactly for that (runs of consecutive
+    /// numbers, `crate::forgotten`).
+    ///
+    /// Meant for keys no running transaction names either. One that does is still safe: a transaction that
+    /// holds an uncommitted version of the key commits or rolls it back as usual, and the key is dropped
+    /// once it has (at the next `forget` or vacuum); any statement of it naming the key again fails. Versions
+    /// of forgotten keys that were read before they were forgotten were read as they were.
+    pub fn forget<'k>(&self, keys: impl IntoIterator<Item = &'k RowKey>) {
+        self.inner.forget(keys);
+    }
+
+    /// Keys forgotten so far ([`Engine::forget`]), each counted once.
+    pub fn forgotten_keys(&self) -> u64 {
+        self.inner.store.forgotten().0
     }
 
     pub(crate) fn inner(&self) -> &EngineInner {
@@ -166,6 +197,8 @@ pub(crate) struct EngineInner {
     pub(crate) waits: WaitGraph,
     pub(crate) gate: Gate,
     pub(crate) counters: Counters,
+    /// Forgotten keys whose chains still hold a running transaction's uncommitted version, to drop once it ended.
+    pub(crate) forgotten_waiting: Mutex<Vec<RowKey>>,
 }
 
 /// Commits between two vacuums (`Engine::vacuum`): a sweep of every key costs about as much as this many
@@ -180,10 +213,44 @@ impl EngineInner {
     /// [`Engine::vacuum`]: each chain in turn, under its own lock, with the horizon at that moment (every
     /// live snapshot is at or after it, as when a commit prunes).
     pub(crate) fn vacuum(&self) {
+        self.drop_forgotten_waiting();
         for chain in self.store.all() {
             let horizon = self.clock.horizon();
             chain.lock().vacuum(horizon);
         }
+    }
+
+    /// [`Engine::forget`], in the order `store.rs` gives: the key joins the forgotten set, its chain is marked,
+    /// and the chain leaves the store unless a running transaction's uncommitted version holds it.
+    pub(crate) fn forget<'k>(&self, keys: impl IntoIterator<Item = &'k RowKey>) {
+        let mut waiting = Vec::new();
+        for key in keys {
+            if let Some(chain) = self.store.forget(key) {
+                let droppable = chain.lock().forget();
+                match droppable {
+                    true => self.store.remove(key, &chain),
+                    false => waiting.push(key.clone()),
+                }
+            }
+        }
+        self.drop_forgotten_waiting();
+        lock(&self.forgotten_waiting).extend(waiting);
+    }
+
+    /// Drops the waiting forgotten keys' chains whose writers have ended.
+    fn drop_forgotten_waiting(&self) {
+        let keys = std::mem::take(&mut *lock(&self.forgotten_waiting));
+        let mut still = Vec::new();
+        for key in keys {
+            if let Some(chain) = self.store.forgotten_chain(&key) {
+                let droppable = chain.lock().forget();
+                match droppable {
+                    true => self.store.remove(&key, &chain),
+                    false => still.push(key),
+                }
+            }
+        }
+        lock(&self.forgotten_waiting).extend(still);
     }
 }
 

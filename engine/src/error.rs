@@ -14,6 +14,9 @@
 //! - [`Error::LockTimeout`], 55P03 (`lock_timeout`): a wait that outlived [`crate::EngineConfig::lock_timeout`], a
 //!   last resort that a running workload never reaches.
 //!
+//! A statement that names a key the engine was told to forget fails with [`Error::ForgottenKey`] (or
+//! [`Error::ForgottenRange`]): not a conflict but a broken promise of the caller's.
+//!
 //! Any other statement error aborts the transaction too (PostgreSQL's "current transaction is aborted"), and the
 //! caller must `rollback` before `begin`.
 
@@ -93,6 +96,19 @@ pub enum Error {
         /// How long `begin` waited.
         waited: Duration,
     },
+    /// A statement named a key the engine was told to forget ([`crate::Engine::forget`]): its data is gone, so
+    /// reading it as absent would be a lie. The caller broke its promise never to name the key again.
+    #[error("key {key} was forgotten: the workload promised never to name it again")]
+    ForgottenKey {
+        /// The key named.
+        key: RowKey,
+    },
+    /// A scan (or a predicate statement) covered a range holding a key the engine was told to forget.
+    #[error("range {range} holds a forgotten key: the workload promised never to name it again")]
+    ForgottenRange {
+        /// The range scanned.
+        range: KeyRange,
+    },
 }
 
 impl Error {
@@ -122,6 +138,7 @@ impl Error {
             Error::AlreadyExists { .. } => "already-exists",
             Error::TypeMismatch { .. } => "type-mismatch",
             Error::LockTimeout { .. } => "lock-timeout",
+            Error::ForgottenKey { .. } | Error::ForgottenRange { .. } => "forgotten-key",
         }
     }
 }

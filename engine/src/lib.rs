@@ -47,6 +47,12 @@
 //! critical section to run the SSI check and install versions. Old versions are pruned once no live snapshot can see
 //! them. All locks and atomics come from one internal `sync` module.
 //!
+//! # Forgetting keys
+//! A workload that moves on to fresh keys and never names the old ones again (Elle's list-append, with fences) can
+//! say so: [`Engine::forget`] drops a key's versions, SIREAD locks and place in the key space, and from then on a
+//! statement naming the key fails with [`Error::ForgottenKey`] instead of finding it absent. The forgotten keys are
+//! remembered as runs of consecutive numbers, so memory stays flat as the workload rotates through keys.
+//!
 //! # Planted defects
 //! [`Defect`] names five bugs, each a few lines at the place the real bug would live; see its variants.
 
@@ -56,6 +62,7 @@ mod commit;
 mod defect;
 mod engine;
 mod error;
+mod forgotten;
 mod isolation;
 mod key;
 mod lock_wait;

@@ -105,4 +105,10 @@ pub struct StorageStats {
     pub tracked_transactions: usize,
     /// Predicate (range) SIREAD locks.
     pub predicate_locks: usize,
+    /// Keys forgotten so far (`Engine::forget`), each counted once.
+    pub forgotten_keys: u64,
+    /// Entries the forgotten-key set holds (runs of consecutive keys, and keys kept whole): its size.
+    pub forgotten_entries: usize,
+    /// Forgotten keys whose chains wait for a running transaction's uncommitted version to end.
+    pub forgotten_waiting: usize,
 }

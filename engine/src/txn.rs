@@ -152,14 +152,15 @@ impl Txn {
         let chain = match &self.sxact {
             // A serializable read of an absent key still needs somewhere to hold its SIREAD lock, so that a later
             // insert of the key creates the rw-antidependency.
-            Some(_) => eng.store.get_or_create(key),
-            None => match eng.store.get(key) {
+            Some(_) => eng.store.get_or_create(key)?,
+            None => match eng.store.get(key)? {
                 Some(chain) => chain,
                 None => return Ok(None),
             },
         };
         let (value, writers) = {
             let mut c = chain.lock();
+            c.check_live(key)?;
             let writers = match &self.sxact {
                 Some(sx) => {
                     c.add_reader(sx);
@@ -237,8 +238,9 @@ impl Txn {
         }
         let mut rows = Vec::new();
         let mut edges = Vec::new();
-        for (key, chain) in eng.store.range(range) {
+        for (key, chain) in eng.store.range(range)? {
             let c = chain.lock();
+            c.check_live(&key)?;
             if self.sxact.is_some() {
                 for w in c.invisible_writers(self.id, snapshot) {
                     edges.push((self.id, w, Via::Range(range.clone(), key.clone())));
@@ -336,7 +338,10 @@ impl Txn {
         key: RowKey,
         change: impl FnOnce(&ChainState) -> Result<Change>,
     ) -> Result<bool> {
-        let chain = self.writes.get(&key).cloned().unwrap_or_else(|| eng.store.get_or_create(&key));
+        let chain = match self.writes.get(&key) {
+            Some(chain) => Arc::clone(chain),
+            None => eng.store.get_or_create(&key)?,
+        };
         let protected = match self.isolation {
             Isolation::ReadCommitted => None,
             Isolation::SnapshotIsolation | Isolation::Serializable => Some(self.snapshot),
@@ -346,6 +351,7 @@ impl Txn {
             // Checked again after every wait: another commit may have doomed us meanwhile.
             self.check_doomed(eng)?;
             let mut c = chain.lock();
+            c.check_live(&key)?;
             match c.write_conflict_check(self.id, protected, eng.defect()) {
                 Ok(()) => {}
                 Err(WriteBlock::Uncommitted(holder)) => {

@@ -12,6 +12,8 @@
 //! writer of a row waits on the first's transaction lock, and then checks the key again.
 
 use crate::defect::Defect;
+use crate::error::Error;
+use crate::key::RowKey;
 use crate::lock_wait::TxnLock;
 use crate::snapshot::EngineTxnId;
 use crate::ssi::SxactShared;
@@ -71,9 +73,27 @@ pub(crate) struct ChainState {
     committed: Vec<Committed>,
     pending: Vec<Pending>,
     readers: Vec<Arc<SxactShared>>,
+    /// The key was forgotten (`crate::Engine::forget`): no statement may use the chain any more.
+    forgotten: bool,
 }
 
 impl ChainState {
+    /// Fails if the chain's key was forgotten; every statement checks it after locking the chain, so that one that
+    /// found the chain before it left the store still cannot use it (`store.rs`).
+    pub(crate) fn check_live(&self, key: &RowKey) -> Result<(), Error> {
+        match self.forgotten {
+            true => Err(Error::ForgottenKey { key: key.clone() }),
+            false => Ok(()),
+        }
+    }
+
+    /// Marks the chain forgotten; returns whether it can be dropped now: no transaction holds an uncommitted
+    /// version of it (one that does still commits or rolls back through the chain it holds).
+    pub(crate) fn forget(&mut self) -> bool {
+        self.forgotten = true;
+        self.pending.is_empty()
+    }
+
     /// The value `me` sees at `snapshot`; `None` when the key is absent or deleted.
     pub(crate) fn visible(&self, me: EngineTxnId, snapshot: u64, defect: Option<Defect>) -> Option<&Value> {
         if let Some(own) = self.pending.iter().find(|p| p.creator() == me) {

@@ -391,6 +391,8 @@ fn online_json(online: &OnlineSummary) -> serde_json::Value {
         "retired_txns": online.retired_txns,
         "most_held_ops": online.most_held,
         "exact_rechecks": {"count": online.exact_rechecks.0, "seconds": online.exact_rechecks.1 as f64 / 1000.0},
+        "released_keys": online.released_keys,
+        "forgotten_keys": online.forgotten_keys,
         "last_round": {"ops": online.last_round.0, "seconds": online.last_round.1 as f64 / 1000.0},
     })
 }

@@ -226,7 +226,11 @@ pub fn run(config: &RunConfig) -> anyhow::Result<RunOutcome> {
                     false => init_record(initial.clone()).ops,
                 };
                 let (shared, status, stream) = (&shared, &status, stream.take());
-                Some(scope.spawn(move || online::check_online(received, slots, init, shared, online, status, stream)))
+                // Final reads (under a nemesis) and a final transaction name keys the rounds released.
+                let forget_on = (config.nemesis.is_none() && config.workload.final_plan().is_none())
+                    .then_some(config.system.as_ref());
+                let outputs = online::Outputs { stream, forget_on };
+                Some(scope.spawn(move || online::check_online(received, slots, init, shared, online, status, outputs)))
             }
             _ => None,
         };

@@ -75,6 +75,10 @@ pub struct OnlineSummary {
     /// The rounds' checks of what they held again with the solver's budget before retiring
     /// (`checker::Online::exact_rechecks`): how many, and their time in milliseconds together.
     pub exact_rechecks: (u64, u64),
+    /// Keys the rounds released (retired, and every transaction naming them retired).
+    pub released_keys: u64,
+    /// Of those, how many the system under test forgot (`adapters::System::forget_lists`).
+    pub forgotten_keys: u64,
     /// The rounds' verdict on the whole history (`checker::Online::finish`), by type, when the run ran
     /// to its end without a nemesis (whose final reads the rounds do not see).
     pub final_anomalies: Option<BTreeMap<String, BTreeSet<Witness>>>,
@@ -83,11 +87,22 @@ pub struct OnlineSummary {
     pub verdict: Option<BTreeMap<String, Vec<Anomaly>>>,
 }
 
+/// Where the checker thread sends what it makes besides its summary.
+pub(crate) struct Outputs<'s> {
+    /// The history file, written as the prefix grows.
+    pub(crate) stream: Option<HistoryStream>,
+    /// The system under test, told the keys each round releases (`adapters::System::forget_lists`):
+    /// the caller gives it only when nothing after the clients (a final read or transaction) names
+    /// every key again.
+    pub(crate) forget_on: Option<&'s dyn adapters::System>,
+}
+
 /// The checker thread: receives the logs' operations until every log is done (or the run is over),
 /// checking the prefix in rounds. `slots` is how many logs the history merges: the first holds `init`,
-/// the history's opening `init` operation (if any), the others send (`Shared::tap`). With `stream`, every
-/// operation merged is written to the history file as it joins the prefix, and the thread listens until
-/// every log is done, whatever stopped the rounds: the written history is the whole run's.
+/// the history's opening `init` operation (if any), the others send (`Shared::tap`). With a stream
+/// (`outputs`), every operation merged is written to the history file as it joins the prefix, and the
+/// thread listens until every log is done, whatever stopped the rounds: the written history is the
+/// whole run's.
 pub(crate) fn check_online(
     received: Receiver<Tapped>,
     slots: usize,
@@ -95,9 +110,9 @@ pub(crate) fn check_online(
     shared: &Shared,
     config: &OnlineConfig,
     status: &Arc<OnlineStatus>,
-    stream: Option<HistoryStream>,
+    outputs: Outputs<'_>,
 ) -> (OnlineSummary, Option<HistoryStream>) {
-    let mut stream = stream;
+    let Outputs { mut stream, forget_on } = outputs;
     let mut online = Online::new(config.options.clone());
     let mut merger = Merger::new(slots);
     merger.nemesis = (slots > 1 + shared.clients).then_some(slots - 1);
@@ -139,6 +154,7 @@ pub(crate) fn check_online(
         }
         let ops = merger.merged;
         let found = online.check_held();
+        release(&mut online, &mut stream, forget_on, &mut summary);
         summary.rounds += 1;
         summary.last_round = (online.held().len(), started.elapsed().as_millis() as u64);
         summary.most_held = summary.most_held.max(online.held().len());
@@ -216,6 +232,7 @@ pub(crate) fn check_online(
                     summary.anomalies += 1;
                 }
             }
+            release(&mut online, &mut stream, forget_on, &mut summary);
             summary.retired_txns = online.retired_txns();
             summary.exact_rechecks = rechecks(&online);
             match online.finish() {
@@ -235,6 +252,31 @@ pub(crate) fn check_online(
 fn rechecks(online: &Online) -> (u64, u64) {
     let (count, time) = online.exact_rechecks();
     (count, time.as_millis() as u64)
+}
+
+/// Hands the keys the last round released to the history stream's tally and, with `forget_on`, to the
+/// system under test to forget. Every transaction naming such a key completed (the round retired them
+/// all), and none still to come names it (the fence), so the system drops nothing a transaction in
+/// flight or to come needs.
+fn release(
+    online: &mut Online,
+    stream: &mut Option<HistoryStream>,
+    forget_on: Option<&dyn adapters::System>,
+    summary: &mut OnlineSummary,
+) {
+    let released = online.take_released_keys();
+    if released.is_empty() {
+        return;
+    }
+    // Only where nothing after the clients names them again: a nemesis's final reads and a final
+    // transaction would count them again.
+    if let Some(stream) = stream.as_mut().filter(|_| forget_on.is_some()) {
+        stream.forget_keys(&released);
+    }
+    summary.released_keys += released.len() as u64;
+    if let Some(system) = forget_on {
+        summary.forgotten_keys += system.forget_lists(&released) as u64;
+    }
 }
 
 /// Anomalies as the online and offline verdicts are compared: each type's witnesses

@@ -3,7 +3,7 @@
 //! writes it to the run's history file as the final merge would (`histories::write_jsonl`, one line an
 //! operation: the same bytes for the same operations) and tallies what the run's summary and verdict
 //! need of the whole history without keeping it ([`Tally`]). Nothing here holds more than the
-//! transactions in flight and one entry per key and per node.
+//! transactions in flight and one entry per node and per key not yet released by the online checker.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
@@ -39,8 +39,10 @@ pub struct HistoryStream {
     path: PathBuf,
     out: std::io::BufWriter<std::fs::File>,
     tally: Tally,
-    /// Keys named so far.
+    /// Keys named so far, but for those released ([`HistoryStream::forget_keys`]).
     keys: HashSet<Key>,
+    /// Keys named and then released: never named again.
+    released_keys: usize,
     /// The transactions invoked and not completed, by process: their names.
     in_flight: HashMap<u64, Function>,
     /// The first write that failed, after which nothing more is written.
@@ -71,6 +73,7 @@ impl HistoryStream {
             out: std::io::BufWriter::new(file),
             tally: Tally::default(),
             keys: HashSet::new(),
+            released_keys: 0,
             in_flight: HashMap::new(),
             failed: None,
         })
@@ -119,6 +122,17 @@ impl HistoryStream {
         }
     }
 
+    /// Says that no operation still to come names `keys` (the online checker released them: every
+    /// transaction naming one was written, and the workload's fence promises no later one names it), so
+    /// the tally of keys counts them without remembering them.
+    pub fn forget_keys(&mut self, keys: &[Key]) {
+        for key in keys {
+            if self.keys.remove(key) {
+                self.released_keys += 1;
+            }
+        }
+    }
+
     fn outcome(&mut self, f: &Function, kind: OpType) {
         match kind {
             OpType::Ok => self.tally.ok += 1,
@@ -150,7 +164,7 @@ impl HistoryStream {
         for f in std::mem::take(&mut self.in_flight).into_values() {
             self.outcome(&f, OpType::Info);
         }
-        self.tally.keys = self.keys.len();
+        self.tally.keys = self.keys.len() + self.released_keys;
         Ok(Streamed { path: self.path, tally: self.tally })
     }
 }
@@ -228,5 +242,21 @@ mod tests {
         assert_eq!(std::fs::read(&path).expect("read"), expected);
         assert_eq!((streamed.tally.ops, streamed.tally.txns, streamed.tally.ok), (4, 2, 2));
         assert_eq!(streamed.tally.operations["read"], [("ok".to_string(), 1)].into());
+    }
+
+    #[test]
+    fn a_released_key_is_counted_once_and_no_longer_held() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut stream = HistoryStream::create(&dir.path().join("history.jsonl")).expect("created");
+        for (i, key) in [1, 2, 1].into_iter().enumerate() {
+            let mut invoke = op(i as u64, OpType::Invoke, "txn", key, i as i64);
+            invoke.index = i as u64;
+            stream.write(&invoke);
+        }
+        // Key 9 was never named: releasing it counts nothing.
+        stream.forget_keys(&[Key::Int(1), Key::Int(9)]);
+        assert_eq!((stream.keys.len(), stream.released_keys), (1, 1));
+        stream.forget_keys(&[Key::Int(1)]);
+        assert_eq!(stream.finish().expect("written").tally.keys, 2);
     }
 }
