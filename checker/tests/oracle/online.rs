@@ -361,3 +361,34 @@ fn a_refutation_needing_retired_transactions_is_kept() {
     let fed = feed_fenced(&history, "snapshot-isolation");
     assert_eq!((fed.found.len(), fed.expected.len()), (0, 0), "{:?} / {:?}", fed.found, fed.expected);
 }
+
+/// Regression (rolling soak, seed 1, case 307, reduced): under `strict-serializable`, T0 completes
+/// with its invocation unknown, then its process invokes and completes T1, which reads key 4 before
+/// T0's append (G-single-item-realtime, and a single anti-dependency against the process order), then
+/// completes T3, its invocation unknown too. The round that held T0 and T1 refuted strong-session
+/// snapshot isolation; the whole check did not: its session order chained the process's transactions
+/// by invocation, and T3, standing at position 0 like T0, came between T0 and T1 and hid T0 -> T1.
+/// Failed before the session order became each process's real-time order.
+#[test]
+fn a_completion_alone_does_not_hide_a_process_order_the_refutation_needs() {
+    let text = include_str!("hidden_session_order.jsonl");
+    let history = histories::parse(text, histories::Format::JsonLines, "h.jsonl").expect("the pinned history reads");
+    let fed = feed_fenced(&history, "strict-serializable");
+    let refuted = "no-strong-session-snapshot-isolation-order";
+    assert_eq!(fed.expected.keys().map(String::as_str).collect::<Vec<_>>(), ["G-single-item-realtime", refuted]);
+    // By the operations the cycle shows: T0's completion and T1's.
+    assert_eq!(fed.expected["G-single-item-realtime"], BTreeSet::from([Witness::Txns(vec![0, 2])]));
+    assert!(fed.retired > 0);
+    assert_eq!(fed.found, fed.expected);
+    // The near miss: T0 run by another process. T0 still precedes T1 in real time, but in no process's
+    // order: strong-session snapshot isolation holds, online and whole.
+    let history = histories::parse(
+        &text.replacen(r#""process":1"#, r#""process":2"#, 1),
+        histories::Format::JsonLines,
+        "h.jsonl",
+    )
+    .expect("the near miss reads");
+    let fed = feed_fenced(&history, "strict-serializable");
+    assert_eq!(fed.expected.keys().map(String::as_str).collect::<Vec<_>>(), ["G-single-item-realtime"]);
+    assert_eq!(fed.found, fed.expected);
+}
