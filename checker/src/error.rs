@@ -33,4 +33,15 @@ pub enum CheckError {
         /// What does not fit, and what was expected.
         message: String,
     },
+    /// Online checking with retirement: a transaction's completion names a key its invocation did not,
+    /// after a fence retired the key. The fence held only if every transaction's invocation names what
+    /// its completion does (a client records the call it made); without that, what a round retired may
+    /// have taken part in an anomaly, and no verdict is given.
+    #[error("{at}: {message}")]
+    FenceLied {
+        /// Where the completion is in its file.
+        at: Position,
+        /// Which transaction and key.
+        message: String,
+    },
 }

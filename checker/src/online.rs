@@ -228,6 +228,10 @@ impl Online {
             }
         };
         drop(ops);
+        if let Some(lie) = lying_fence(&held, &self.retired_keys) {
+            self.held = held.into_ops();
+            return Err(lie);
+        }
         let (new, result) = match self.round_result(&held) {
             Ok(found) => found,
             Err(e) => {
@@ -362,6 +366,9 @@ impl Online {
     pub fn finish(&self) -> Result<BTreeMap<String, Vec<Anomaly>>, CheckError> {
         let held = History::from_ops(self.held.clone())
             .map_err(|(at, problem)| CheckError::Workload { at, message: format!("the held operations: {problem}") })?;
+        if let Some(lie) = lying_fence(&held, &self.retired_keys) {
+            return Err(lie);
+        }
         let last = crate::check(&held, &self.options)?;
         let mut out = self.settled();
         let (mut refutations, mut timeouts) = (self.refutations.clone(), self.timeouts.clone());
@@ -443,6 +450,42 @@ impl Online {
     /// The options checked against.
     pub fn options(&self) -> &Options {
         &self.options
+    }
+}
+
+/// The first held transaction whose completion names a key in `retired` that its invocation does not
+/// name, as the error saying so. Retirement takes a pending transaction to name the keys its invocation
+/// names (a client's completion records the call it invoked), so a key all of whose named transactions
+/// completed may be closed; a completion naming another key shows that premise, hence the fence, false
+/// for this history. A completion alone (its invocation unknown) names what it names where it stands.
+fn lying_fence(held: &History, retired: &BTreeSet<Key>) -> Option<CheckError> {
+    if retired.is_empty() {
+        return None;
+    }
+    for t in held.transactions() {
+        let Some(completion) = t.completion.filter(|_| t.completion_at != Some(t.invoke_at)) else { continue };
+        let invoked: BTreeSet<&Key> = t.invoke.held_mops().iter().filter_map(key_of).collect();
+        let named = completion.held_mops().iter().filter_map(key_of);
+        if let Some(key) = named.filter(|k| retired.contains(*k)).find(|k| !invoked.contains(k)) {
+            return Some(CheckError::FenceLied {
+                at: completion.at,
+                message: format!(
+                    "the completion of the transaction invoked at index {} names key {key}, which its invocation \
+                     does not name, after a fence retired the key: retirement needs each invocation to name the \
+                     keys its completion does",
+                    t.invoke.index
+                ),
+            });
+        }
+    }
+    None
+}
+
+/// The key a micro-op names, if it names one.
+fn key_of(mop: &Mop) -> Option<&Key> {
+    match mop {
+        Mop::Append { key, .. } | Mop::Read { key, .. } | Mop::Write { key, .. } => Some(key),
+        _ => None,
     }
 }
 

@@ -3,8 +3,9 @@
 //! Real-time edges are built as Elle's `realtime-graph` builds them: a transitive reduction, linking each
 //! invocation only from completed transactions that no later completion has superseded, which keeps the
 //! graph linear in size. Process edges link each process's consecutive committed transactions, as Elle's
-//! do; session edges, which the exact decisions use, also put an indeterminate transaction after its
-//! process's last committed one. This module owns building and explaining these orders.
+//! do; session edges, which the exact decisions use, are each process's own real-time order, reduced
+//! the same way: an indeterminate transaction follows the committed ones its process completed before
+//! invoking it. This module owns building and explaining these orders.
 
 use histories::{OpType, Process};
 use rustc_hash::FxHashMap;
@@ -16,23 +17,32 @@ use crate::txn::Txns;
 
 /// Real-time edges: `a -> b` when `a` committed before `b` was invoked, transitively reduced.
 pub fn realtime_edges(txns: &Txns<'_>) -> EdgeList {
+    frontier_edges(txns, Kind::Realtime, &vec![0; txns.len()], 1)
+}
+
+/// Edges of `kind`: `a -> b` when `a` committed before `b` (which committed or may have) was invoked
+/// and both are of one group (`group[t]`, below `groups`), transitively reduced: each invocation is
+/// linked only from its group's committed transactions that no later completion of the group has
+/// superseded.
+fn frontier_edges(txns: &Txns<'_>, kind: Kind, group: &[u32], groups: usize) -> EdgeList {
     let events = events_in_order(txns);
-    // Each possible transaction depends on the frontier when it was invoked (exactly its predecessors in
-    // real time), recorded target by target: `target_of[t]` is which target it is, so that its commit
-    // can read its predecessors back.
-    let mut order = SourcesByTarget::new(Kind::Realtime);
-    // Committed transactions no later commit has superseded, in no particular order, and where each
-    // transaction stands in it (`NOT_IN`: it does not), so a commit removes what it supersedes in time
-    // proportional to that, however many transactions are in flight.
+    // Each possible transaction depends on its group's frontier when it was invoked (exactly its
+    // predecessors in real time within the group), recorded target by target: `target_of[t]` is which
+    // target it is, so that its commit can read its predecessors back.
+    let mut order = SourcesByTarget::new(kind);
+    // Per group, committed transactions no later commit of the group has superseded, in no particular
+    // order, and where each transaction stands in its group's (`NOT_IN`: it does not), so a commit
+    // removes what it supersedes in time proportional to that, however many transactions are in flight.
     const NOT_IN: u32 = u32::MAX;
-    let mut frontier: Vec<TxnId> = Vec::new();
+    let mut frontier: Vec<Vec<TxnId>> = vec![Vec::new(); groups];
     let mut place: Vec<u32> = vec![NOT_IN; txns.len()];
     let mut target_of: Vec<u32> = vec![NOT_IN; txns.len()];
     for (id, is_invoke) in events {
+        let frontier = &mut frontier[group[id as usize] as usize];
         if is_invoke {
             if txns.is_possible(id) {
                 target_of[id as usize] = order.target_count() as u32;
-                order.add(id, &frontier);
+                order.add(id, frontier);
             }
         } else if txns.outcome(id) == OpType::Ok && target_of[id as usize] != NOT_IN {
             for &superseded in order.sources_of(target_of[id as usize] as usize) {
@@ -92,33 +102,24 @@ pub fn process_edges(txns: &Txns<'_>) -> EdgeList {
     edges
 }
 
-/// Each process's order, as far as it is proven: its committed transactions one after another, and each
-/// indeterminate one after the committed one its process completed last before invoking it (if the
-/// indeterminate one took effect, it did so after that). Nothing follows an indeterminate transaction:
-/// it may have taken effect after its process went on.
+/// Each process's order, as far as it is proven: `a -> b` when `a` committed before `b` (which
+/// committed or may have) was invoked by the same process, transitively reduced. So each indeterminate
+/// transaction follows the committed ones its process completed before invoking it (if it took effect,
+/// it did so after them), and nothing follows it: it may have taken effect after its process went on.
+/// A transaction whose invocation the history does not give (a completion alone) may have begun at the
+/// history's start and follows nothing; it does not hide what its process's other transactions prove:
+/// the order is each process's real-time order, not a chain of its transactions by invocation, which
+/// such a transaction (or two invocations in flight at once) would break.
 pub fn session_edges(txns: &Txns<'_>) -> EdgeList {
-    let mut by_process: FxHashMap<Process, Vec<TxnId>> = Default::default();
-    for t in txns.ids() {
-        if matches!(txns.outcome(t), OpType::Ok | OpType::Info) {
-            by_process.entry(txns.invoke(t).process()).or_default().push(t);
-        }
-    }
-    let mut edges = EdgeList::new();
-    for (_, mut ts) in by_process {
-        ts.sort_unstable_by_key(|&t| txns.invoke_position(t));
-        let mut last_ok: Option<TxnId> = None;
-        for t in ts {
-            if let Some(before) = last_ok
-                && txns.completion_position(before).is_some_and(|c| c < txns.invoke_position(t))
-            {
-                edges.add(before, t, Kind::Process);
-            }
-            if txns.outcome(t) == OpType::Ok {
-                last_ok = Some(t);
-            }
-        }
-    }
-    edges
+    let mut dense: FxHashMap<Process, u32> = FxHashMap::default();
+    let group: Vec<u32> = txns
+        .ids()
+        .map(|t| {
+            let next = dense.len() as u32;
+            *dense.entry(txns.invoke(t).process()).or_insert(next)
+        })
+        .collect();
+    frontier_edges(txns, Kind::Process, &group, dense.len())
 }
 
 /// Why `from` precedes `to` in process or real-time order.
@@ -163,6 +164,12 @@ mod tests {
     /// `unknown_invocations`, every seventh transaction's invocation is left out (its completion stands
     /// alone, its invocation unknown: it may have begun at the history's start).
     fn shuffled(n: usize, seed: u64, unknown_invocations: bool) -> History {
+        shuffled_on(n, seed, unknown_invocations, n as u64)
+    }
+
+    /// [`shuffled`], transaction `t` run by process `t % processes` (so a process may have several
+    /// transactions in flight, paired leniently).
+    fn shuffled_on(n: usize, seed: u64, unknown_invocations: bool, processes: u64) -> History {
         let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let mut next = |bound: usize| {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -179,7 +186,7 @@ mod tests {
                 (true, _) => OpType::Ok,
             };
             if kind != OpType::Invoke || !unknown_invocations || t % 7 != 3 {
-                let mut op = Op::txn(kind, t, Vec::new());
+                let mut op = Op::txn(kind, t % processes, Vec::new());
                 op.index = ops.len() as u64;
                 ops.push(op);
             }
@@ -257,5 +264,72 @@ mod tests {
         }
         let history = History::from_ops(ops).expect("well formed");
         assert!(realtime_edges(&Txns::new(&history)).is_empty());
+    }
+
+    /// Asserts that the session edges of `history` are those a brute force finds: `a -> b` when one
+    /// process ran both, `a` committed before `b` (committed or indeterminate) was invoked, and no
+    /// committed transaction of the process stands between them.
+    fn assert_session_brute_force(history: &History, label: &str) {
+        let txns = Txns::new(history);
+        let got: BTreeSet<(TxnId, TxnId)> = session_edges(&txns).iter().map(|(a, b, _)| (a, b)).collect();
+        let done = |t: TxnId| txns.completion_position(t);
+        let process = |t: TxnId| txns.invoke(t).process();
+        let committed: Vec<TxnId> = txns.ids().filter(|&t| txns.outcome(t) == OpType::Ok).collect();
+        let before =
+            |a: TxnId, b: TxnId| process(a) == process(b) && done(a).is_some_and(|d| d < txns.invoke_position(b));
+        let mut expected = BTreeSet::new();
+        for b in txns.ids().filter(|&b| txns.is_possible(b)) {
+            for &a in committed.iter().filter(|&&a| before(a, b)) {
+                if !committed.iter().any(|&c| before(a, c) && before(c, b)) {
+                    expected.insert((a, b));
+                }
+            }
+        }
+        assert_eq!(got, expected, "{label}");
+    }
+
+    #[test]
+    fn session_edges_are_each_process_real_time_order_found_by_brute_force() {
+        for (seed, unknown_invocations) in (0..40).flat_map(|seed| [(seed, false), (seed, true)]) {
+            let history = shuffled_on(40, seed, unknown_invocations, 3);
+            assert_session_brute_force(&history, &format!("seed {seed}, unknown invocations {unknown_invocations}"));
+        }
+    }
+
+    #[test]
+    fn a_completion_alone_does_not_hide_its_process_order() {
+        // One process: 0 completes with its invocation unknown, 1 is invoked and completes, 2 completes
+        // with its invocation unknown. 0 completed before 1 was invoked, so 1 follows 0; 0 and 2 stand
+        // at position 0 and follow nothing. (Chained by invocation, 2 came between 0 and 1 and the edge
+        // was lost: an exact decision then missed the refutation a prefix of the history gave, isocheck
+        // issue 45.)
+        let mut ops = vec![
+            Op::txn(OpType::Ok, 0, Vec::new()),
+            Op::txn(OpType::Invoke, 0, Vec::new()),
+            Op::txn(OpType::Ok, 0, Vec::new()),
+            Op::txn(OpType::Ok, 0, Vec::new()),
+        ];
+        for (i, op) in ops.iter_mut().enumerate() {
+            op.index = i as u64;
+        }
+        let history = History::from_ops(ops).expect("completions without invocations are taken leniently");
+        let txns = Txns::new(&history);
+        let edges: Vec<(u64, u64)> =
+            session_edges(&txns).iter().map(|(a, b, _)| (txns.index(a), txns.index(b))).collect();
+        // Transactions by their operations' indices: 0's completion (0) and 1's completion (2).
+        assert_eq!(edges, vec![(0, 2)]);
+        assert_session_brute_force(&history, "a completion first");
+        // The near miss: 1 invoked before 0 completed follows nothing either.
+        let mut ops = vec![
+            Op::txn(OpType::Invoke, 0, Vec::new()),
+            Op::txn(OpType::Ok, 0, Vec::new()),
+            Op::txn(OpType::Ok, 0, Vec::new()),
+            Op::txn(OpType::Ok, 0, Vec::new()),
+        ];
+        for (i, op) in ops.iter_mut().enumerate() {
+            op.index = i as u64;
+        }
+        let history = History::from_ops(ops).expect("completions without invocations are taken leniently");
+        assert!(session_edges(&Txns::new(&history)).is_empty());
     }
 }

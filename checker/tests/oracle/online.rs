@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use checker::consistency_model::impossible_models;
 use checker::online::{Witness, comparable};
-use checker::{Inference, Online, Options, Workload, check};
-use histories::{History, Key, Mop, Observed, OpValue};
+use checker::{CheckError, Inference, Online, Options, Workload, check};
+use histories::{History, Key, Mop, Observed, OpValue, Process};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 
@@ -101,10 +101,30 @@ const ROLLING_CASES: usize = 16;
 /// `SEGMENTS` generated list-append histories one after the other, as one history: segment `s`'s keys
 /// `x`, `y`, `z` become `2s`, `2s + 1`, `2s + 2`, so each segment shares a key with the next (whose reads
 /// do not show the earlier segment's appends: anomalies across the seam), its elements are offset so
-/// that they stay unique, and processes carry over (process and real-time order across the seam).
+/// that they stay unique, and processes carry over (process and real-time order across the seam), but
+/// for a process that left a transaction pending: a client that never heard back invokes nothing more
+/// (as the generator's own pool retires it), so the later segments' transactions of that process are
+/// given a fresh one. Carried over, the pending invocation would pair with a later segment's completion
+/// of another call (one whose invocation is not recorded): a history no client records, whose
+/// invocation does not name the keys its completion does, so a fence at that invocation lies and
+/// retirement invents or hides anomalies (the soak's `garbage-read`, isocheck issue 45).
 fn chained(segments: &[History]) -> Option<History> {
     let mut ops = Vec::new();
+    // Per segment process, the process it runs as from now on, where that is not itself.
+    let mut runs_as: BTreeMap<Process, Process> = BTreeMap::new();
+    let mut fresh = segments
+        .iter()
+        .flat_map(|h| {
+            h.ops().iter().filter_map(|op| match op.process() {
+                Process::Client(c) => Some(c),
+                Process::Nemesis => None,
+            })
+        })
+        .max()
+        .map_or(0, |p| p + 1);
     for (s, history) in segments.iter().enumerate() {
+        let pending: Vec<Process> =
+            history.transactions().filter(|t| t.completion.is_none()).map(|t| t.invoke.process()).collect();
         for op in history.ops() {
             let OpValue::Txn(mops) = &op.value else { continue };
             let renamed: Vec<Mop> = mops
@@ -122,7 +142,14 @@ fn chained(segments: &[History]) -> Option<History> {
             let mut op = op.clone();
             op.value = OpValue::Txn(renamed.into());
             op.index = ops.len() as u64;
+            if let Some(&process) = runs_as.get(&op.process()) {
+                op.set_process(process);
+            }
             ops.push(op);
+        }
+        for process in pending {
+            runs_as.insert(process, Process::Client(fresh));
+            fresh += 1;
         }
     }
     // A completion may pair with an invocation leniently (`generate`'s late completions): carried over
@@ -170,6 +197,11 @@ struct Fed {
 }
 
 fn feed_fenced(history: &History, model: &str) -> Fed {
+    feed_fenced_checked(history, model).expect("the held operations check")
+}
+
+/// [`feed_fenced`], with the error of a round or of `finish`.
+fn feed_fenced_checked(history: &History, model: &str) -> Result<Fed, CheckError> {
     let options =
         Options::new(&[model.to_string()], &[]).expect("a known model").with_workload(Some(Workload::ListAppend));
     let whole = check(history, &options).expect("the generated history checks");
@@ -180,14 +212,14 @@ fn feed_fenced(history: &History, model: &str) -> Fed {
         for key in fences.get(&at).into_iter().flatten() {
             online.retire_key(key.clone());
         }
-        online.check_held().expect("the held operations check");
+        online.check_held()?;
     }
-    Fed {
-        found: comparable(&online.finish().expect("the held operations check")),
+    Ok(Fed {
+        found: comparable(&online.finish()?),
         expected: comparable(&whole.anomalies),
         retired: online.retired_txns(),
         settled: online.settled().values().map(Vec::len).sum(),
-    }
+    })
 }
 
 /// The history as JSON Lines, to pin a disagreement as a regression test.
@@ -279,6 +311,44 @@ fn fenced_tally(
     tally
 }
 
+/// Chained histories are ones a client pool records: every completion pairs with an invocation of its
+/// own call (the same micro-ops, reads' values aside), though segments leave transactions pending and
+/// record completions without invocations. Failed before a process that left a transaction pending was
+/// given a fresh one in the later segments (isocheck issue 45).
+#[test]
+fn chained_histories_pair_each_completion_with_its_own_call() {
+    let strategy = recipe(Flavor::ListAppend);
+    let mut runner = TestRunner::new(config(1));
+    let call = |op: &histories::Op| -> Vec<(Key, Option<i64>)> {
+        op.held_mops()
+            .iter()
+            .filter_map(|m| match m {
+                Mop::Append { key, value } => Some((key.clone(), Some(*value))),
+                Mop::Read { key, .. } => Some((key.clone(), None)),
+                _ => None,
+            })
+            .collect()
+    };
+    let (mut pending, mut alone, mut paired) = (0, 0, 0);
+    for _ in 0..100 {
+        let segments: Vec<History> = (0..ROLLING_SEGMENTS)
+            .map(|_| strategy.new_tree(&mut runner).expect("recipes never reject").current().simulate().history())
+            .collect();
+        let Some(history) = chained(&segments) else { continue };
+        for t in history.transactions() {
+            match t.completion {
+                None => pending += 1,
+                Some(_) if t.completion_at == Some(t.invoke_at) => alone += 1,
+                Some(completion) => {
+                    paired += 1;
+                    assert_eq!(call(t.invoke), call(completion), "at {}\n{}", t.invoke_at, jsonl(&history));
+                }
+            }
+        }
+    }
+    assert!(pending > 0 && alone > 0 && paired > 0, "{pending} pending, {alone} completions alone, {paired} paired");
+}
+
 /// Retirement never hides an anomaly: fenced histories (generated segments chained on shared keys, each
 /// key retired once the last transaction naming it is invoked) fed an operation at a time, with a round
 /// after each, under every model of [`FENCED_MODELS`]: the anomalies settled on retired transactions
@@ -360,4 +430,66 @@ fn a_refutation_needing_retired_transactions_is_kept() {
     // The near miss: under snapshot isolation (no order), the same history is valid online and whole.
     let fed = feed_fenced(&history, "snapshot-isolation");
     assert_eq!((fed.found.len(), fed.expected.len()), (0, 0), "{:?} / {:?}", fed.found, fed.expected);
+}
+
+/// Regression (rolling soak, seed 1, case 307, reduced): under `strict-serializable`, T0 completes
+/// with its invocation unknown, then its process invokes and completes T1, which reads key 4 before
+/// T0's append (G-single-item-realtime, and a single anti-dependency against the process order), then
+/// completes T3, its invocation unknown too. The round that held T0 and T1 refuted strong-session
+/// snapshot isolation; the whole check did not: its session order chained the process's transactions
+/// by invocation, and T3, standing at position 0 like T0, came between T0 and T1 and hid T0 -> T1.
+/// Failed before the session order became each process's real-time order.
+#[test]
+fn a_completion_alone_does_not_hide_a_process_order_the_refutation_needs() {
+    let text = include_str!("hidden_session_order.jsonl");
+    let history = histories::parse(text, histories::Format::JsonLines, "h.jsonl").expect("the pinned history reads");
+    let fed = feed_fenced(&history, "strict-serializable");
+    let refuted = "no-strong-session-snapshot-isolation-order";
+    assert_eq!(fed.expected.keys().map(String::as_str).collect::<Vec<_>>(), ["G-single-item-realtime", refuted]);
+    // By the operations the cycle shows: T0's completion and T1's.
+    assert_eq!(fed.expected["G-single-item-realtime"], BTreeSet::from([Witness::Txns(vec![0, 2])]));
+    assert!(fed.retired > 0);
+    assert_eq!(fed.found, fed.expected);
+    // The near miss: T0 run by another process. T0 still precedes T1 in real time, but in no process's
+    // order: strong-session snapshot isolation holds, online and whole.
+    let history = histories::parse(
+        &text.replacen(r#""process":1"#, r#""process":2"#, 1),
+        histories::Format::JsonLines,
+        "h.jsonl",
+    )
+    .expect("the near miss reads");
+    let fed = feed_fenced(&history, "strict-serializable");
+    assert_eq!(fed.expected.keys().map(String::as_str).collect::<Vec<_>>(), ["G-single-item-realtime"]);
+    assert_eq!(fed.found, fed.expected);
+}
+
+/// Regression (rolling soak, seed 2, case 748, reduced): a history no client records, as the chained
+/// histories made before they stopped reusing a process that left a transaction pending. T0's
+/// invocation names key 9 and its completion key 21; T1's invocation key 19 and its completion keys 21
+/// and 22. Every transaction naming 21 has been invoked once T1 is, so the fence retires 21 there, and
+/// with T0 pending on key 9 only, the round after T0's completion took 21 as closed and retired T0's
+/// append of 1001 while T1 still held the read showing it: online invented a `garbage-read` the whole
+/// check does not show. The rounds now say the fence lied rather than give a verdict. Failed (with
+/// the invented anomaly) before.
+#[test]
+fn a_completion_naming_a_key_its_invocation_did_not_makes_the_fence_a_lie() {
+    let text = include_str!("lying_fence.jsonl");
+    let history = histories::parse(text, histories::Format::JsonLines, "h.jsonl").expect("the pinned history reads");
+    match feed_fenced_checked(&history, "strong-snapshot-isolation") {
+        Err(CheckError::FenceLied { at, message }) => {
+            assert_eq!(at.line, 3, "{message}");
+            assert!(message.contains("invoked at index 0 names key 21"), "{message}");
+        }
+        Err(other) => panic!("{other}"),
+        Ok(fed) => panic!("a verdict from a lying fence: online {:?}, whole {:?}", fed.found, fed.expected),
+    }
+    // The near miss: each invocation names the call its completion records. Nothing is retired early,
+    // and online and whole agree (valid).
+    let honest = text
+        .replace(r#"[["r",9,null]]"#, r#"[["append",21,1001]]"#)
+        .replace(r#"[["r",19,null]]"#, r#"[["append",22,1003],["r",21,null],["r",22,null]]"#);
+    let history = histories::parse(&honest, histories::Format::JsonLines, "h.jsonl").expect("the near miss reads");
+    let fed = feed_fenced(&history, "strong-snapshot-isolation");
+    assert!(fed.expected.is_empty(), "{:?}", fed.expected);
+    assert_eq!(fed.found, fed.expected);
 }
