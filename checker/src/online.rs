@@ -164,6 +164,9 @@ pub struct Online {
     held: Vec<Op>,
     /// The keys every transaction naming which has been invoked, while a held operation names them.
     retired_keys: BTreeSet<Key>,
+    /// Whether a fence was ever given ([`Online::retire_key`]): retirement then takes each invocation to
+    /// name the keys its completion does, which [`lying_fence`] holds the history to.
+    fenced: bool,
     /// Retired keys no held operation names any more, not yet taken ([`Online::take_released_keys`]).
     released_keys: Vec<Key>,
     /// The anomalies that named a retired transaction, by type and transactions: final.
@@ -193,6 +196,7 @@ impl Online {
             rounds: 0,
             held: Vec::new(),
             retired_keys: BTreeSet::new(),
+            fenced: false,
             released_keys: Vec::new(),
             settled: BTreeMap::new(),
             retired_txns: 0,
@@ -211,6 +215,7 @@ impl Online {
     /// Says that every transaction naming `key` has been invoked (pushed): no later one names it. The
     /// caller must know it (the workload's fence); a key named later makes retirement unsound.
     pub fn retire_key(&mut self, key: Key) {
+        self.fenced = true;
         self.retired_keys.insert(key);
     }
 
@@ -228,7 +233,7 @@ impl Online {
             }
         };
         drop(ops);
-        if let Some(lie) = lying_fence(&held, &self.retired_keys) {
+        if let Some(lie) = lying_fence(&held, self.fenced) {
             self.held = held.into_ops();
             return Err(lie);
         }
@@ -366,7 +371,7 @@ impl Online {
     pub fn finish(&self) -> Result<BTreeMap<String, Vec<Anomaly>>, CheckError> {
         let held = History::from_ops(self.held.clone())
             .map_err(|(at, problem)| CheckError::Workload { at, message: format!("the held operations: {problem}") })?;
-        if let Some(lie) = lying_fence(&held, &self.retired_keys) {
+        if let Some(lie) = lying_fence(&held, self.fenced) {
             return Err(lie);
         }
         let last = crate::check(&held, &self.options)?;
@@ -453,26 +458,29 @@ impl Online {
     }
 }
 
-/// The first held transaction whose completion names a key in `retired` that its invocation does not
-/// name, as the error saying so. Retirement takes a pending transaction to name the keys its invocation
-/// names (a client's completion records the call it invoked), so a key all of whose named transactions
-/// completed may be closed; a completion naming another key shows that premise, hence the fence, false
-/// for this history. A completion alone (its invocation unknown) names what it names where it stands.
-fn lying_fence(held: &History, retired: &BTreeSet<Key>) -> Option<CheckError> {
-    if retired.is_empty() {
+/// In a history with fences (`fenced`), the first held transaction whose completion names a key that
+/// its invocation does not name, as the error saying so. Retirement takes a pending transaction to name
+/// the keys its invocation names (a client's completion records the call it invoked), so a key all of
+/// whose named transactions completed may be closed; a completion naming another key shows that
+/// premise, hence the fences, false for this history. Any such key, not only one retired now: a key
+/// retired and since released (no held operation named it) is no longer among the retired ones, and
+/// was closed all the same. A completion alone (its invocation unknown) names what it names where it
+/// stands.
+fn lying_fence(held: &History, fenced: bool) -> Option<CheckError> {
+    if !fenced {
         return None;
     }
     for t in held.transactions() {
         let Some(completion) = t.completion.filter(|_| t.completion_at != Some(t.invoke_at)) else { continue };
         let invoked: BTreeSet<&Key> = t.invoke.held_mops().iter().filter_map(key_of).collect();
         let named = completion.held_mops().iter().filter_map(key_of);
-        if let Some(key) = named.filter(|k| retired.contains(*k)).find(|k| !invoked.contains(k)) {
+        if let Some(key) = named.into_iter().find(|k| !invoked.contains(k)) {
             return Some(CheckError::FenceLied {
                 at: completion.at,
                 message: format!(
                     "the completion of the transaction invoked at index {} names key {key}, which its invocation \
-                     does not name, after a fence retired the key: retirement needs each invocation to name the \
-                     keys its completion does",
+                     does not name, in a history with fences: retirement needs each invocation to name the keys \
+                     its completion does",
                     t.invoke.index
                 ),
             });
