@@ -25,48 +25,75 @@ const CASES: usize = 150;
 
 #[test]
 fn what_a_prefix_reports_as_standing_the_finished_history_shows() {
-    let strategy = recipe(Flavor::ListAppend);
+    let tally = standing_against_the_oracle(Flavor::ListAppend, &[Inference::default()]);
+    eprintln!("{} standing anomalies reported, {} before the history ended", tally.standing, tally.early);
+    assert!(tally.early > 0, "no round reported an anomaly before its history ended: the test shows nothing");
+}
+
+/// What the rounds reported as standing over every prefix of [`CASES`] generated histories.
+pub(super) struct StandingTally {
+    /// Standing anomalies reported.
+    pub standing: usize,
+    /// Of those, reported before the history ended.
+    pub early: usize,
+    /// Of those, prohibited by the options.
+    pub prohibited: usize,
+}
+
+/// Cuts [`CASES`] generated `flavor` histories after each operation and checks each prefix in a round,
+/// under [`MODELS`] and each of `inferences`, the workload said: a standing prohibited anomaly means the
+/// brute-force search finds no serial order of the whole history (under the same assumptions), and
+/// every model a standing anomaly rules out, the whole history's check rules out too.
+pub(super) fn standing_against_the_oracle(flavor: Flavor, inferences: &[Inference]) -> StandingTally {
+    let strategy = recipe(flavor);
     let mut runner = TestRunner::new(config(1));
-    let (mut early, mut standing) = (0, 0);
+    let mut tally = StandingTally { standing: 0, early: 0, prohibited: 0 };
     for case in 0..CASES {
         let generated = strategy.new_tree(&mut runner).expect("recipes never reject").current().simulate();
         let history = generated.history();
         let search = SerialSearch::new(&history);
-        for model in MODELS {
-            let options = Options::new(&[model.to_string()], &[])
-                .expect("a known model")
-                .with_workload(Some(Workload::ListAppend));
-            let whole = check(&history, &options).expect("the generated history checks");
-            let ruled_out = impossible_models(whole.anomaly_types.iter().map(String::as_str));
-            let serial = search.order(model == "strict-serializable", Inference::default());
-            let mut online = Online::new(options.clone());
-            let ops = history.ops();
-            for cut in 1..=ops.len() {
-                let prefix = History::from_ops(ops[..cut].to_vec()).expect("a prefix of a history is one");
-                for found in online.round(&prefix).expect("a prefix checks") {
-                    standing += 1;
-                    early += usize::from(cut < ops.len());
-                    let context = format!(
-                        "case {case}, {model}, after {cut} of {} ops: {} {:?} stands\n{}",
-                        ops.len(),
-                        found.name,
-                        found.anomaly.txn_indices(),
-                        generated.shorthand()
-                    );
-                    if found.prohibited {
-                        assert!(serial.is_none(), "{context}, yet the serial order {serial:?} explains the history");
+        for &inference in inferences {
+            for model in MODELS {
+                let options = Options::new(&[model.to_string()], &[])
+                    .expect("a known model")
+                    .with_workload(Some(flavor.workload()))
+                    .with_inference(inference);
+                let whole = check(&history, &options).expect("the generated history checks");
+                let ruled_out = impossible_models(whole.anomaly_types.iter().map(String::as_str));
+                let serial = search.order(model == "strict-serializable", inference);
+                let mut online = Online::new(options.clone());
+                let ops = history.ops();
+                for cut in 1..=ops.len() {
+                    let prefix = History::from_ops(ops[..cut].to_vec()).expect("a prefix of a history is one");
+                    for found in online.round(&prefix).expect("a prefix checks") {
+                        tally.standing += 1;
+                        tally.early += usize::from(cut < ops.len());
+                        let context = format!(
+                            "case {case}, {model}, assuming {:?}, after {cut} of {} ops: {} {:?} stands\n{}",
+                            inference.names(),
+                            ops.len(),
+                            found.name,
+                            found.anomaly.txn_indices(),
+                            generated.shorthand()
+                        );
+                        if found.prohibited {
+                            tally.prohibited += 1;
+                            assert!(
+                                serial.is_none(),
+                                "{context}, yet the serial order {serial:?} explains the history"
+                            );
+                        }
+                        let by_it = impossible_models([found.name.as_str()]);
+                        assert!(
+                            by_it.is_subset(&ruled_out),
+                            "{context}, ruling out {by_it:?}, but the whole only {ruled_out:?}"
+                        );
                     }
-                    let by_it = impossible_models([found.name.as_str()]);
-                    assert!(
-                        by_it.is_subset(&ruled_out),
-                        "{context}, ruling out {by_it:?}, but the whole only {ruled_out:?}"
-                    );
                 }
             }
         }
     }
-    eprintln!("{standing} standing anomalies reported, {early} before the history ended");
-    assert!(early > 0, "no round reported an anomaly before its history ended: the test shows nothing");
+    tally
 }
 
 /// Segments chained into one fenced history.
