@@ -44,4 +44,14 @@ pub enum CheckError {
         /// Which transaction and key.
         message: String,
     },
+    /// A register history checked while it grows placed a transaction at a commit position a retired
+    /// transaction held: the whole history's check orders neither by it and says so (`incompatible-order`),
+    /// which the rounds, holding only one of them, cannot; no verdict is given.
+    #[error("{at}: {message}")]
+    CommitPositionReused {
+        /// Where the completion is in its file.
+        at: Position,
+        /// Which transaction and position.
+        message: String,
+    },
 }

@@ -173,6 +173,12 @@ pub struct Online {
     settled: BTreeMap<(String, Vec<u64>), Anomaly>,
     /// Transactions retired so far.
     retired_txns: u64,
+    /// Retired register transactions still held as stand-ins (their last write of a key an outside
+    /// read shows), by their invocations' indices: counted once, when first retired.
+    stand_ins: BTreeSet<u64>,
+    /// The commit positions of the register transactions retired and dropped: a held transaction at one
+    /// of them is a contradiction the rounds cannot report ([`CheckError::CommitPositionReused`]).
+    retired_positions: rangemap::RangeInclusiveSet<i64>,
     /// Whether a round that retired transactions had a dependency graph with an edge.
     retired_with_edges: bool,
     /// The exact decision's refutations of what rounds that retired transactions held, by anomaly
@@ -200,6 +206,8 @@ impl Online {
             released_keys: Vec::new(),
             settled: BTreeMap::new(),
             retired_txns: 0,
+            stand_ins: BTreeSet::new(),
+            retired_positions: rangemap::RangeInclusiveSet::new(),
             retired_with_edges: false,
             refutations: BTreeMap::new(),
             timeouts: BTreeMap::new(),
@@ -233,7 +241,7 @@ impl Online {
             }
         };
         drop(ops);
-        if let Some(lie) = lying_fence(&held, self.fenced) {
+        if let Some(lie) = lying_fence(&held, self.fenced).or_else(|| self.reused_position(&held)) {
             self.held = held.into_ops();
             return Err(lie);
         }
@@ -245,7 +253,7 @@ impl Online {
             }
         };
         let order = crate::check::order_needed(&self.options.reportable());
-        let retirement = crate::retirement::retirable(&held, &self.retired_keys, order);
+        let retirement = crate::retirement::retirable(&held, &self.retired_keys, order, self.options.inference());
         if !retirement.txns.is_empty() {
             // The exact decision before the retired transactions are gone: a round gives it no time, and
             // the last check would no longer hold what it needs.
@@ -269,12 +277,38 @@ impl Online {
                     }
                 }
             }
-            self.retired_txns += retirement.txns.len() as u64;
+            self.retired_txns += retirement.txns.iter().filter(|t| !self.stand_ins.contains(t)).count() as u64;
+            for t in &retirement.txns {
+                self.stand_ins.remove(t);
+            }
+            self.stand_ins.extend(retirement.stand_ins.iter().copied());
+            for &p in &retirement.positions {
+                self.retired_positions.insert(p..=p);
+            }
             self.retired_with_edges |= !result.anomalies.contains_key(EMPTY_GRAPH);
         }
         self.held = crate::retirement::apply(held.into_ops(), &retirement);
         self.release_keys();
         Ok(new)
+    }
+
+    /// A held transaction at a commit position a retired and dropped one held.
+    fn reused_position(&self, held: &History) -> Option<CheckError> {
+        if self.retired_positions.is_empty() {
+            return None;
+        }
+        held.transactions().find_map(|t| {
+            let completion = t.completion?;
+            let p = completion.commit_order().filter(|p| self.retired_positions.contains(p))?;
+            Some(CheckError::CommitPositionReused {
+                at: completion.at,
+                message: format!(
+                    "the transaction invoked at index {} is at commit position {p}, which a transaction retired \
+                     before held: the rounds cannot report it, check the whole history",
+                    t.invoke.index
+                ),
+            })
+        })
     }
 
     /// Moves the retired keys no held operation names any more to the released ones: every transaction
@@ -359,6 +393,12 @@ impl Online {
         self.exact_rechecks
     }
 
+    /// How many retired register transactions are held as stand-ins now (each reduced to its last write
+    /// of the keys whose last member version an outside read shows).
+    pub fn stand_ins_held(&self) -> usize {
+        self.stand_ins.len()
+    }
+
     /// How many transactions incremental rounds retired.
     pub fn retired_txns(&self) -> u64 {
         self.retired_txns
@@ -371,7 +411,7 @@ impl Online {
     pub fn finish(&self) -> Result<BTreeMap<String, Vec<Anomaly>>, CheckError> {
         let held = History::from_ops(self.held.clone())
             .map_err(|(at, problem)| CheckError::Workload { at, message: format!("the held operations: {problem}") })?;
-        if let Some(lie) = lying_fence(&held, self.fenced) {
+        if let Some(lie) = lying_fence(&held, self.fenced).or_else(|| self.reused_position(&held)) {
             return Err(lie);
         }
         let last = crate::check(&held, &self.options)?;
@@ -608,6 +648,40 @@ mod tests {
         let mut online = Online::new(options.clone());
         let stood = online.round(&prefix).unwrap().into_iter().map(|s| s.name).collect();
         (stood, crate::check(&whole, &options).unwrap())
+    }
+
+    #[test]
+    fn a_commit_position_a_retired_register_transaction_held_gives_no_verdict() {
+        // T0 writes x at commit position 7 and is retired with x; T1 then writes y at `position`.
+        let run = |position: i64| {
+            let whole = parse(
+                &format!(
+                    r#"{{"type":"invoke","process":0,"value":[["w","x",1]]}}
+{{"type":"ok","process":0,"value":[["w","x",1]],"commit_order":7}}
+{{"type":"invoke","process":1,"value":[["w","y",1]]}}
+{{"type":"ok","process":1,"value":[["w","y",1]],"commit_order":{position}}}
+"#
+                ),
+                Format::JsonLines,
+                "whole.jsonl",
+            )
+            .unwrap();
+            let ops = whole.into_ops();
+            let options =
+                Options::new(&["serializable".to_string()], &[]).unwrap().with_workload(Some(Workload::RwRegister));
+            let mut online = Online::new(options);
+            online.push(ops[0].clone());
+            online.push(ops[1].clone());
+            online.retire_key(Key::Str("x".into()));
+            assert!(online.check_held().unwrap().is_empty());
+            assert_eq!((online.retired_txns(), online.held().len()), (1, 0));
+            online.push(ops[2].clone());
+            online.push(ops[3].clone());
+            online.check_held().map(|_| ()).and_then(|()| online.finish().map(|_| ()))
+        };
+        assert!(matches!(run(7), Err(CheckError::CommitPositionReused { .. })), "{:?}", run(7));
+        // The near miss: another position checks.
+        assert!(run(8).is_ok(), "{:?}", run(8));
     }
 
     #[test]

@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use histories::{History, Key, Mop, Observed, Op, OpType, OpValue};
 
 use crate::kind::Kind;
+use crate::options::Inference;
 
 /// What one round retires from the held operations.
 #[derive(Debug, Default)]
@@ -32,6 +33,13 @@ pub(crate) struct Retirement {
     pub txns: BTreeSet<u64>,
     /// Per shared key, how many elements to cut from the front of every read the held transactions keep.
     pub strip: BTreeMap<Key, usize>,
+    /// Registers: the positions of the operations of the retired transactions kept as stand-ins, with
+    /// the keys each keeps its last write of (every other micro-op is cut).
+    pub trim: BTreeMap<usize, BTreeSet<Key>>,
+    /// The retired transactions kept as stand-ins, by their invocations' indices (among `txns`).
+    pub stand_ins: BTreeSet<u64>,
+    /// Registers: the commit positions of the retired transactions dropped (not stand-ins).
+    pub positions: Vec<i64>,
 }
 
 /// One held transaction, as the rule reads it.
@@ -44,26 +52,34 @@ struct Held {
     /// Whether the history left its invocation in doubt (a completion with no invoke of its own, or
     /// one of several invokes in flight).
     lenient: bool,
-    /// Per key: its appends, and its list reads (from every op of it that holds one).
-    appends: BTreeMap<Key, Vec<i64>>,
+    /// Its position in the database's commit order, as its completion recorded it (registers only).
+    position: Option<i64>,
+    /// Per key it names: its list appends or register writes, in order (empty for a key it only read).
+    writes: BTreeMap<Key, Vec<i64>>,
+    /// Per key: its list reads (from every op of it that holds one).
     reads: BTreeMap<Key, Vec<Vec<i64>>>,
+    /// Per key: its register reads that may be observations (`None`: `null`, the initial state).
+    register_reads: BTreeMap<Key, Vec<Option<i64>>>,
 }
 
 fn held_txns(history: &History) -> Vec<Held> {
     history
         .transactions()
         .map(|t| {
-            let mut appends: BTreeMap<Key, Vec<i64>> = BTreeMap::new();
+            let mut writes: BTreeMap<Key, Vec<i64>> = BTreeMap::new();
             let mut reads: BTreeMap<Key, Vec<Vec<i64>>> = BTreeMap::new();
-            // `nil_is_empty`: an `ok` completion's `null` read is the empty list; elsewhere it is unknown.
-            let mut note = |mops: &[Mop], with_appends: bool, nil_is_empty: bool| {
+            let mut register_reads: BTreeMap<Key, Vec<Option<i64>>> = BTreeMap::new();
+            // `with_values`: the op whose writes count (the completion, or a pending invocation);
+            // `completion`: the completion's outcome, whose register reads count; `nil_is_empty`: an `ok`
+            // completion's `null` list read is the empty list; elsewhere unknown.
+            let mut note = |mops: &[Mop], with_values: bool, completion: Option<OpType>, nil_is_empty: bool| {
                 for mop in mops {
                     match mop {
-                        Mop::Append { key, value } if with_appends => {
-                            appends.entry(key.clone()).or_default().push(*value);
+                        Mop::Append { key, value } | Mop::Write { key, value, .. } if with_values => {
+                            writes.entry(key.clone()).or_default().push(*value);
                         }
-                        Mop::Append { key, .. } => {
-                            appends.entry(key.clone()).or_default();
+                        Mop::Append { key, .. } | Mop::Write { key, .. } => {
+                            writes.entry(key.clone()).or_default();
                         }
                         Mop::Read { key, value } => {
                             let entry = reads.entry(key.clone()).or_default();
@@ -72,20 +88,33 @@ fn held_txns(history: &History) -> Vec<Held> {
                                 Observed::Nil if nil_is_empty => entry.push(Vec::new()),
                                 _ => {}
                             }
+                            // A register read counts on an `ok` completion (`null`: the initial state)
+                            // and, where it shows a value, on an `info` one (whose reads the checker
+                            // takes as no observation: counting them only keeps more held). A failed
+                            // transaction's reads constrain nothing.
+                            if let Some(outcome) = completion {
+                                let entry = register_reads.entry(key.clone()).or_default();
+                                match (value, outcome) {
+                                    (_, OpType::Fail) | (Observed::List(_), _) => {}
+                                    (Observed::Int(v), _) => entry.push(Some(*v)),
+                                    (Observed::Nil, OpType::Ok) => entry.push(None),
+                                    (Observed::Nil, _) => {}
+                                }
+                            }
                         }
-                        // Any other micro-op: not list-append; the caller retires nothing then.
+                        // Any other micro-op: neither workload; the caller retires nothing then.
                         _ => {}
                     }
                 }
             };
-            note(t.invoke.held_mops(), t.completion.is_none(), false);
+            note(t.invoke.held_mops(), t.completion.is_none(), None, false);
             if let Some(c) = t.completion {
-                note(c.held_mops(), true, c.kind == OpType::Ok);
+                note(c.held_mops(), true, Some(c.kind), c.kind == OpType::Ok);
             }
-            // Every key named, appended or read, is a key of the transaction.
+            // Every key named, written or read, is a key of the transaction.
             let keys: Vec<Key> = reads.keys().cloned().collect();
             for key in keys {
-                appends.entry(key).or_default();
+                writes.entry(key).or_default();
             }
             Held {
                 invoke_at: t.invoke_at,
@@ -94,8 +123,10 @@ fn held_txns(history: &History) -> Vec<Held> {
                 process: t.invoke.process(),
                 outcome: t.outcome(),
                 lenient: t.invoked_after != Some(t.invoke_at),
-                appends,
+                position: t.completion.and_then(histories::Op::commit_order),
+                writes,
                 reads,
+                register_reads,
             }
         })
         .collect()
@@ -110,15 +141,54 @@ fn list_append_only(history: &History) -> bool {
     })
 }
 
+/// Whether every client micro-op of the history is a register write with no recorded version or a
+/// register (or nil) read.
+fn register_only(history: &History) -> bool {
+    history.ops().iter().filter(|op| op.is_client()).all(|op| {
+        op.held_mops().iter().all(|m| {
+            matches!(m, Mop::Write { version: None, .. } | Mop::Read { value: Observed::Int(_) | Observed::Nil, .. })
+        })
+    })
+}
+
+/// Which workload's rule a round applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    Lists,
+    Registers,
+}
+
 /// The transactions of `history` (the held operations) that can be retired, given the keys `retired`
 /// (every transaction naming one has been invoked), by the rule above.
 /// `order` is the process or real-time order the options' models draw edges of (`None`: neither); only
 /// its edges into the set are ruled out (the real-time order holds the process order's edges too).
-pub(crate) fn retirable(history: &History, retired: &BTreeSet<Key>, order: Option<Kind>) -> Retirement {
-    if retired.is_empty() || !list_append_only(history) {
+/// `inference`: the options' assumptions about register version orders; the register rule applies only
+/// when none is made (each would order versions by transactions the rule may retire).
+pub(crate) fn retirable(
+    history: &History,
+    retired: &BTreeSet<Key>,
+    order: Option<Kind>,
+    inference: Inference,
+) -> Retirement {
+    if retired.is_empty() {
         return Retirement::default();
     }
+    let rule = if list_append_only(history) {
+        Rule::Lists
+    } else if register_only(history) && !inference.any() {
+        Rule::Registers
+    } else {
+        return Retirement::default();
+    };
     let txns = held_txns(history);
+    if rule == Rule::Registers {
+        // Two held transactions at one commit position: the whole history's check orders neither by it
+        // (and says so), which retiring one of them would change for the other.
+        let mut positions = BTreeSet::new();
+        if txns.iter().filter_map(|t| t.position).any(|p| !positions.insert(p)) {
+            return Retirement::default();
+        }
+    }
     // Where the history pairs completions with invocations leniently, which pairs it makes depends on
     // the operations around them: retiring a transaction while an earlier one of its process stays
     // could pair what stays differently. So then the process order is kept whatever the models.
@@ -126,7 +196,7 @@ pub(crate) fn retirable(history: &History, retired: &BTreeSet<Key>, order: Optio
     // Per key, the held transactions naming it.
     let mut by_key: BTreeMap<&Key, Vec<usize>> = BTreeMap::new();
     for (i, t) in txns.iter().enumerate() {
-        for key in t.appends.keys() {
+        for key in t.writes.keys() {
             by_key.entry(key).or_default().push(i);
         }
     }
@@ -136,32 +206,55 @@ pub(crate) fn retirable(history: &History, retired: &BTreeSet<Key>, order: Optio
         .map(|(key, _)| *key)
         .collect();
     let member: Vec<bool> =
-        txns.iter().map(|t| t.completion_at.is_some() && t.appends.keys().all(|k| closed.contains(k))).collect();
+        txns.iter().map(|t| t.completion_at.is_some() && t.writes.keys().all(|k| closed.contains(k))).collect();
     // Shrink to the greatest set with no dependency into it from a held transaction outside it: each
     // transaction leaves the set at most once, and its leaving is propagated to its keys and to the
     // process and real-time orders, so a round stays about linear in what is held.
-    let mut shrink = Shrink::new(&txns, member, keep_process_order, order == Some(Kind::Realtime));
+    let mut shrink = Shrink::new(&txns, member, keep_process_order, order == Some(Kind::Realtime), rule);
     shrink.settle(&by_key);
     let member = shrink.member;
     let mut out = Retirement::default();
-    for (i, t) in txns.iter().enumerate() {
-        if member[i] {
-            out.drop.insert(t.invoke_at);
-            if let Some(c) = t.completion_at {
-                out.drop.insert(c);
+    // Registers: per member kept as a stand-in, the keys whose last version it wrote and an outside
+    // transaction read.
+    let mut stand_ins: BTreeMap<usize, BTreeSet<Key>> = BTreeMap::new();
+    if rule == Rule::Registers {
+        for (key, named) in &by_key {
+            if let Some(w) = register_stand_in(key, named, &txns, &member) {
+                stand_ins.entry(w).or_default().insert((*key).clone());
             }
-            out.txns.insert(t.invoke_index);
         }
     }
-    for (key, named) in &by_key {
-        let outside = named.iter().any(|&i| !member[i]);
-        let n: usize = named
-            .iter()
-            .filter(|&&i| member[i] && txns[i].outcome != OpType::Fail)
-            .map(|&i| txns[i].appends.get(*key).map_or(0, Vec::len))
-            .sum();
-        if outside && n > 0 {
-            out.strip.insert((*key).clone(), n);
+    for (i, t) in txns.iter().enumerate() {
+        if member[i] {
+            out.txns.insert(t.invoke_index);
+            let at = std::iter::once(t.invoke_at).chain(t.completion_at);
+            match stand_ins.get(&i) {
+                Some(keys) => {
+                    out.stand_ins.insert(t.invoke_index);
+                    for position in at {
+                        out.trim.insert(position, keys.clone());
+                    }
+                }
+                None => {
+                    out.drop.extend(at);
+                    if rule == Rule::Registers {
+                        out.positions.extend(t.position);
+                    }
+                }
+            }
+        }
+    }
+    if rule == Rule::Lists {
+        for (key, named) in &by_key {
+            let outside = named.iter().any(|&i| !member[i]);
+            let n: usize = named
+                .iter()
+                .filter(|&&i| member[i] && txns[i].outcome != OpType::Fail)
+                .map(|&i| txns[i].writes.get(*key).map_or(0, Vec::len))
+                .sum();
+            if outside && n > 0 {
+                out.strip.insert((*key).clone(), n);
+            }
         }
     }
     out
@@ -180,10 +273,12 @@ struct Shrink<'t> {
     /// Real-time order (where it is kept): every transaction by invocation, the least completion of an
     /// outside one, and how many (from the first) may still be members.
     by_invoke: Option<(Vec<usize>, usize, usize)>,
+    /// Which workload's condition on a shared key applies.
+    rule: Rule,
 }
 
 impl<'t> Shrink<'t> {
-    fn new(txns: &'t [Held], member: Vec<bool>, process_order: bool, realtime: bool) -> Shrink<'t> {
+    fn new(txns: &'t [Held], member: Vec<bool>, process_order: bool, realtime: bool, rule: Rule) -> Shrink<'t> {
         let by_invoke_at = |mut list: Vec<usize>| {
             list.sort_by_key(|&i| txns[i].invoke_at);
             list
@@ -203,7 +298,7 @@ impl<'t> Shrink<'t> {
             .collect();
         let by_invoke = realtime.then(|| (by_invoke_at((0..txns.len()).collect()), usize::MAX, txns.len()));
         let left = (0..txns.len()).filter(|&i| !member[i]).collect();
-        Shrink { txns, member, left, by_process, by_invoke }
+        Shrink { txns, member, left, by_process, by_invoke, rule }
     }
 
     fn expel(&mut self, i: usize) {
@@ -221,10 +316,14 @@ impl<'t> Shrink<'t> {
         loop {
             while let Some(i) = self.left.pop() {
                 self.order_after(i);
-                dirty.extend(self.txns[i].appends.keys().filter_map(|k| by_key.get_key_value(k).map(|(k, _)| *k)));
+                dirty.extend(self.txns[i].writes.keys().filter_map(|k| by_key.get_key_value(k).map(|(k, _)| *k)));
             }
             let Some(key) = dirty.pop_first() else { break };
-            for i in key_expels(key, &by_key[key], self.txns, &self.member) {
+            let expels = match self.rule {
+                Rule::Lists => key_expels(key, &by_key[key], self.txns, &self.member),
+                Rule::Registers => register_key_expels(key, &by_key[key], self.txns, &self.member),
+            };
+            for i in expels {
                 self.expel(i);
             }
         }
@@ -267,17 +366,17 @@ fn key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool]) -> Vec
     if members.is_empty() || outside.is_empty() {
         return Vec::new();
     }
-    let appends_of = |i: usize| txns[i].appends.get(key).map_or(&[][..], Vec::as_slice);
+    let writes_of = |i: usize| txns[i].writes.get(key).map_or(&[][..], Vec::as_slice);
     let reads_of = |i: usize| txns[i].reads.get(key).map_or(&[][..], Vec::as_slice);
     let effective = |i: usize| txns[i].outcome != OpType::Fail;
     // Each member append's writer, and which of them took effect (or may have).
     let mut writer: BTreeMap<i64, usize> = BTreeMap::new();
     for &i in &members {
-        for &v in appends_of(i) {
+        for &v in writes_of(i) {
             writer.insert(v, i);
         }
     }
-    let outside_appends: BTreeSet<i64> = outside.iter().flat_map(|&i| appends_of(i).iter().copied()).collect();
+    let outside_appends: BTreeSet<i64> = outside.iter().flat_map(|&i| writes_of(i).iter().copied()).collect();
     // An element both sides appended: which writer a read shows is in doubt.
     if outside_appends.iter().any(|v| writer.contains_key(v)) {
         return members;
@@ -306,7 +405,7 @@ fn key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool]) -> Vec
             // A member whose effective append is not in P (an outside read misses it, or an outside
             // element comes before it), or whose append an outside read shows after P, leaves.
             for &i in &members {
-                if effective(i) && appends_of(i).iter().any(|v| !in_p.contains(v)) {
+                if effective(i) && writes_of(i).iter().any(|v| !in_p.contains(v)) {
                     leave.insert(i);
                 }
             }
@@ -323,7 +422,7 @@ fn key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool]) -> Vec
             // outside appends, which none shows, come after all of them.
             let shown: BTreeSet<i64> = members.iter().flat_map(|&i| reads_of(i)).flatten().copied().collect();
             for &i in &members {
-                if effective(i) && appends_of(i).iter().any(|v| !shown.contains(v)) {
+                if effective(i) && writes_of(i).iter().any(|v| !shown.contains(v)) {
                     leave.insert(i);
                 }
             }
@@ -332,13 +431,122 @@ fn key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool]) -> Vec
     leave.into_iter().collect()
 }
 
+/// The members naming register `key` that must leave the set for no dependency on `key` to run from
+/// an outside transaction into it. The version order of a register is what the history proves, and
+/// the rule leans on the database's recorded commit order (each key's versions in its writers' order):
+/// every member write that took effect (or may have) needs a position, before every outside write's
+/// that may have; no member reads an outside write; every outside read shows an outside write or the
+/// last member version (the member write at the greatest position, its writer's last of the key), never
+/// `null` (before every member write) nor an earlier member version. Each member that breaks this
+/// leaves (and the caller looks at the key again); a value written twice sends every member away.
+fn register_key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool]) -> Vec<usize> {
+    let (members, outside): (Vec<usize>, Vec<usize>) = named.iter().copied().partition(|&i| member[i]);
+    if members.is_empty() || outside.is_empty() {
+        return Vec::new();
+    }
+    let writes_of = |i: usize| txns[i].writes.get(key).map_or(&[][..], Vec::as_slice);
+    let reads_of = |i: usize| txns[i].register_reads.get(key).map_or(&[][..], Vec::as_slice);
+    let effective = |i: usize| txns[i].outcome != OpType::Fail;
+    // Each value's writer, and whether it is that writer's last write of the key (its external one).
+    let mut writer: BTreeMap<i64, (usize, bool)> = BTreeMap::new();
+    for &i in named {
+        let writes = writes_of(i);
+        for (n, &v) in writes.iter().enumerate() {
+            if writer.insert(v, (i, n + 1 == writes.len())).is_some() {
+                return members;
+            }
+        }
+    }
+    let mut leave: BTreeSet<usize> = BTreeSet::new();
+    // A member that read an outside write: a write-read dependency into the set.
+    for &i in &members {
+        if reads_of(i).iter().flatten().any(|v| writer.get(v).is_some_and(|&(w, _)| !member[w])) {
+            leave.insert(i);
+        }
+    }
+    // The member writes that took effect or may have: each needs a position before every outside
+    // write's that may have taken effect (an outside one with none may come anywhere).
+    let member_writers: Vec<usize> =
+        members.iter().copied().filter(|&i| effective(i) && !writes_of(i).is_empty()).collect();
+    let outside_writers = outside.iter().copied().filter(|&i| effective(i) && !writes_of(i).is_empty());
+    let mut bound: Option<i64> = None;
+    for i in outside_writers {
+        let p = txns[i].position.unwrap_or(i64::MIN);
+        bound = Some(bound.map_or(p, |b| b.min(p)));
+    }
+    for &i in &member_writers {
+        match txns[i].position {
+            Some(p) if bound.is_none_or(|b| p < b) => {}
+            _ => {
+                leave.insert(i);
+            }
+        }
+    }
+    // Every outside read shows an outside write or the last member version.
+    for &o in &outside {
+        for read in reads_of(o) {
+            match read {
+                // `null` precedes every member write: the reader anti-depends on the first.
+                None => leave.extend(member_writers.iter().copied()),
+                Some(v) => {
+                    let Some(&(w, last)) = writer.get(v) else { continue };
+                    if !member[w] {
+                        continue;
+                    }
+                    if !effective(w) || !last {
+                        leave.insert(w);
+                    }
+                    match txns[w].position {
+                        Some(p) => {
+                            // Every member version after the one read: the reader anti-depends on it.
+                            for &i in &member_writers {
+                                if txns[i].position.is_none_or(|q| q > p) {
+                                    leave.insert(i);
+                                }
+                            }
+                            // A read of a version the commit order places after the reader
+                            // (`incompatible-order`): kept whole, not stood in for.
+                            if txns[o].position.is_some_and(|q| q < p) {
+                                leave.insert(w);
+                            }
+                        }
+                        None => {
+                            leave.insert(w);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    leave.into_iter().collect()
+}
+
+/// The member kept as a stand-in for register `key`: the one whose write an outside read shows, by the
+/// rule the last member version, so that what stays still reads it from its writer (its other
+/// micro-ops are cut). `None` when no outside read shows a member write.
+fn register_stand_in(key: &Key, named: &[usize], txns: &[Held], member: &[bool]) -> Option<usize> {
+    let shown: BTreeSet<i64> = named
+        .iter()
+        .filter(|&&i| !member[i])
+        .flat_map(|&i| txns[i].register_reads.get(key).into_iter().flatten().flatten().copied())
+        .collect();
+    named
+        .iter()
+        .copied()
+        .find(|&i| member[i] && txns[i].writes.get(key).and_then(|w| w.last()).is_some_and(|v| shown.contains(v)))
+}
+
 /// The held operations once `retirement` is applied: its transactions' operations dropped, and each
 /// shared key's common prefix cut from the reads that stay.
 pub(crate) fn apply(ops: Vec<Op>, retirement: &Retirement) -> Vec<Op> {
     ops.into_iter()
         .enumerate()
         .filter(|(position, _)| !retirement.drop.contains(position))
-        .map(|(_, mut op)| {
+        .map(|(position, mut op)| {
+            if let Some(keys) = retirement.trim.get(&position) {
+                op.value = OpValue::Txn(stand_in_mops(op.held_mops(), keys).into());
+                return op;
+            }
             if retirement.strip.is_empty() || !op.is_client() {
                 return op;
             }
@@ -368,6 +576,20 @@ pub(crate) fn apply(ops: Vec<Op>, retirement: &Retirement) -> Vec<Op> {
         .collect()
 }
 
+/// A stand-in's micro-ops: its last write of each of `keys`, in their order.
+fn stand_in_mops(mops: &[Mop], keys: &BTreeSet<Key>) -> Vec<Mop> {
+    mops.iter()
+        .enumerate()
+        .filter(|(n, m)| match m {
+            Mop::Write { key, .. } if keys.contains(key) => {
+                !mops[n + 1..].iter().any(|later| matches!(later, Mop::Write { key: k, .. } if k == key))
+            }
+            _ => false,
+        })
+        .map(|(_, m)| m.clone())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,7 +613,7 @@ mod tests {
             [Mop::Append { key, .. }] => key.clone(),
             other => panic!("{other:?}"),
         };
-        (retirable(&history, &BTreeSet::from([x.clone()]), None), x)
+        (retirable(&history, &BTreeSet::from([x.clone()]), None, Inference::default()), x)
     }
 
     #[test]
@@ -409,5 +631,74 @@ mod tests {
         let (retirement, x) = retirable_with_t2_seeing("[1,2]");
         assert_eq!(retirement.txns, BTreeSet::from([0, 2, 6]));
         assert_eq!(retirement.strip, BTreeMap::from([(x, 2)]));
+    }
+
+    /// T0 writes x = 1 (commit position 1), T1 writes x = 3 then x = 2 (position 2), T3 reads x = 2
+    /// (position 4); T2 reads x = `seen` and writes y, a key still active, so T2 stays held. x is retired.
+    fn register_retirable_with_t2_seeing(seen: &str) -> (Retirement, History) {
+        let lines = [
+            r#"{"type":"invoke","process":0,"value":[["w","x",1]]}"#.to_string(),
+            r#"{"type":"ok","process":0,"value":[["w","x",1]],"commit_order":1}"#.to_string(),
+            r#"{"type":"invoke","process":1,"value":[["w","x",3],["w","x",2]]}"#.to_string(),
+            r#"{"type":"ok","process":1,"value":[["w","x",3],["w","x",2]],"commit_order":2}"#.to_string(),
+            r#"{"type":"invoke","process":2,"value":[["r","x",null],["w","y",1]]}"#.to_string(),
+            format!(r#"{{"type":"ok","process":2,"value":[["r","x",{seen}],["w","y",1]],"commit_order":3}}"#),
+            r#"{"type":"invoke","process":3,"value":[["r","x",null]]}"#.to_string(),
+            r#"{"type":"ok","process":3,"value":[["r","x",2]],"commit_order":4}"#.to_string(),
+        ];
+        let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
+        let x = match history.ops()[0].held_mops() {
+            [Mop::Write { key, .. }] => key.clone(),
+            other => panic!("{other:?}"),
+        };
+        (retirable(&history, &BTreeSet::from([x]), None, Inference::default()), history)
+    }
+
+    #[test]
+    fn an_outside_register_read_keeps_the_later_writers_and_its_version_s_writer_stands_in() {
+        // T2 saw T0's x = 1: T1's later version stays (T2 anti-depends on it), and with it T3, which
+        // read it; T0 is retired but stands in for its version, which T2 still reads.
+        let (retirement, _) = register_retirable_with_t2_seeing("1");
+        assert_eq!(retirement.txns, BTreeSet::from([0]));
+        assert_eq!(retirement.stand_ins, BTreeSet::from([0]));
+        assert!(retirement.drop.is_empty(), "{:?}", retirement.drop);
+        assert_eq!(retirement.trim.keys().copied().collect::<Vec<_>>(), [0, 1]);
+        // T2 saw the last version, T1's x = 2: T0, T1 and T3 are retired, T1 standing in with its last
+        // write of x only.
+        let (retirement, history_2) = register_retirable_with_t2_seeing("2");
+        assert_eq!(retirement.txns, BTreeSet::from([0, 2, 6]));
+        assert_eq!(retirement.stand_ins, BTreeSet::from([2]));
+        assert_eq!(retirement.drop, BTreeSet::from([0, 1, 6, 7]));
+        let kept = apply(history_2.ops().to_vec(), &retirement);
+        assert_eq!(kept.len(), 4);
+        assert!(matches!(kept[1].held_mops(), [Mop::Write { value: 2, .. }]), "{:?}", kept[1].held_mops());
+        // T2 saw x's initial state, before every version: nothing is retired (T3 read T1's version,
+        // which stays).
+        let (retirement, _) = register_retirable_with_t2_seeing("null");
+        assert!(retirement.txns.is_empty(), "{:?}", retirement.txns);
+    }
+
+    #[test]
+    fn a_register_write_with_no_commit_position_is_not_retired() {
+        // T0 writes x = 1, T2 reads it and writes y, a key still active. With its commit position, T0
+        // is retired and stands in for the version T2 read; with none, its place among x's versions is
+        // unknown (an outside write may come before it), so it stays.
+        let retired_with = |position: &str| {
+            let lines = [
+                r#"{"type":"invoke","process":0,"value":[["w","x",1]]}"#.to_string(),
+                format!(r#"{{"type":"ok","process":0,"value":[["w","x",1]]{position}}}"#),
+                r#"{"type":"invoke","process":2,"value":[["r","x",null],["w","y",1]]}"#.to_string(),
+                r#"{"type":"ok","process":2,"value":[["r","x",1],["w","y",1]]}"#.to_string(),
+            ];
+            let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
+            let x = match history.ops()[0].held_mops() {
+                [Mop::Write { key, .. }] => key.clone(),
+                other => panic!("{other:?}"),
+            };
+            let retirement = retirable(&history, &BTreeSet::from([x]), None, Inference::default());
+            (retirement.txns, retirement.stand_ins)
+        };
+        assert_eq!(retired_with(r#","commit_order":1"#), (BTreeSet::from([0]), BTreeSet::from([0])));
+        assert_eq!(retired_with(""), (BTreeSet::new(), BTreeSet::new()));
     }
 }

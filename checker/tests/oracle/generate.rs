@@ -141,6 +141,10 @@ pub struct Generated {
     pub order: Vec<usize>,
     /// The transactions whose invoke is not recorded.
     pub uninvoked: Vec<usize>,
+    /// Each committed transaction's position in the store's commit order (the tick it committed at:
+    /// versions are installed in commit order, but under read uncommitted, where writes take effect at
+    /// once); `None` for the others, as an adapter records it.
+    pub positions: Vec<Option<i64>>,
 }
 
 fn intent() -> impl Strategy<Value = Intent> {
@@ -449,6 +453,13 @@ impl Recipe {
                     && !matches!(running[t].outcome, Some(Fate::Pending { .. }))
             })
             .collect();
+        let positions = running
+            .iter()
+            .map(|r| match (r.outcome, r.ended) {
+                (Some(Fate::Commit), Some(at)) => Some(at as i64),
+                _ => None,
+            })
+            .collect();
         let txns = running
             .into_iter()
             .enumerate()
@@ -474,6 +485,7 @@ impl Recipe {
             txns,
             order: events.iter().map(|e| e.2).collect(),
             uninvoked,
+            positions,
         }
     }
 }
@@ -494,6 +506,29 @@ impl Generated {
             Some(rows) => support::with_init(rows, self.txns.clone(), &self.order),
             None => support::interleaved_uninvoked(self.txns.clone(), &self.order, &self.uninvoked),
         }
+    }
+
+    /// [`Generated::history`], each committed transaction's completion recording its position in the
+    /// store's commit order (`commit_order`), as the engine's and SQLite's adapters record it.
+    pub fn history_positioned(&self) -> History {
+        let mut mentioned = vec![0u8; self.txns.len()];
+        let ops = self
+            .history()
+            .ops()
+            .iter()
+            .zip(self.order.iter().filter(|&&t| {
+                mentioned[t] += 1;
+                !(mentioned[t] == 1 && self.uninvoked.contains(&t))
+            }))
+            .map(|(op, &t)| {
+                let mut op = op.clone();
+                if op.kind != histories::OpType::Invoke {
+                    op.set_commit_order(self.positions[t]);
+                }
+                op
+            })
+            .collect();
+        History::from_ops(ops).expect("the history, positioned, is one")
     }
 
     /// Rust code that rebuilds the history with the test shorthand (`checker/tests/support`).
