@@ -137,13 +137,13 @@ impl cli::CheckArgs {
     }
 }
 
-/// How many transactions a list-append key stays active at most under `run --online` unless
+/// How many transactions a list-append or rw-register key stays active at most under `run --online` unless
 /// `--key-lifetime` says otherwise: every key then closes within a bounded window, so that retirement
 /// bounds what the online checker holds (docs/online-checking.md, "Lifetime fences").
 pub const ONLINE_KEY_LIFETIME: u64 = 1000;
 
 /// The workload the flags describe, validated. `online`: the run is checked online (`run --online`),
-/// which bounds list-append keys' lifetimes by default.
+/// which bounds generated keys' lifetimes by default.
 pub fn workload_spec(
     kind: WorkloadKind,
     shape: &ShapeFlags,
@@ -162,7 +162,9 @@ pub fn workload_spec(
         key_lifetime: match shape.key_lifetime {
             Some(0) => None,
             Some(n) => Some(n),
-            None if online && kind == WorkloadKind::ListAppend => Some(ONLINE_KEY_LIFETIME),
+            None if online && matches!(kind, WorkloadKind::ListAppend | WorkloadKind::RwRegister) => {
+                Some(ONLINE_KEY_LIFETIME)
+            }
             None => None,
         },
         ..Params::default()
@@ -282,7 +284,7 @@ mod tests {
     }
 
     #[test]
-    fn online_list_append_runs_bound_key_lifetimes_unless_told_otherwise() {
+    fn online_generated_runs_bound_key_lifetimes_unless_told_otherwise() {
         let lifetime = |args: &[&str]| match Cli::try_parse_from(args).expect("the flags parse").command {
             Command::Run(run) => {
                 workload_spec(run.workload, &run.shape, &run.scenario, run.online).expect("valid").params.key_lifetime
@@ -293,6 +295,7 @@ mod tests {
         assert_eq!(lifetime(&["isocheck", "run", "--online"]), Some(ONLINE_KEY_LIFETIME));
         assert_eq!(lifetime(&["isocheck", "run", "--online", "--key-lifetime", "0"]), None);
         assert_eq!(lifetime(&["isocheck", "run", "--key-lifetime", "50"]), Some(50));
-        assert_eq!(lifetime(&["isocheck", "run", "--online", "--workload", "rw-register"]), None);
+        assert_eq!(lifetime(&["isocheck", "run", "--online", "--workload", "rw-register"]), Some(ONLINE_KEY_LIFETIME));
+        assert_eq!(lifetime(&["isocheck", "run", "--workload", "rw-register"]), None);
     }
 }

@@ -100,6 +100,13 @@ impl System for EngineSystem {
         keys.len()
     }
 
+    /// The engine drops the registers' versions and locks, as [`EngineSystem::forget_lists`] the lists'.
+    fn forget_registers(&self, keys: &[Key]) -> usize {
+        let engine_keys: Vec<engine::RowKey> = keys.iter().map(register_key).collect();
+        self.engine().forget(&engine_keys);
+        keys.len()
+    }
+
     fn prepare_records(&self, _fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {
         let mut session = self.engine().session();
         let failed = |e: EngineError| AdapterError::Unavailable { system: "engine", message: e.to_string() };

@@ -55,6 +55,12 @@ pub trait System: Send + Sync {
         0
     }
 
+    /// [`System::forget_lists`] for register keys (the rw-register workload's fences).
+    fn forget_registers(&self, keys: &[Key]) -> usize {
+        let _ = keys;
+        0
+    }
+
     /// Creates a fresh record table of `fields` byte fields per record (YCSB's `usertable`), loaded with
     /// these records, beside the tables [`System::prepare`] made (call it after `prepare`).
     fn prepare_records(&self, fields: usize, records: &[(Key, Record)]) -> Result<(), AdapterError> {

@@ -114,6 +114,7 @@ pub(crate) fn check_online(
 ) -> (OnlineSummary, Option<HistoryStream>) {
     let Outputs { mut stream, forget_on } = outputs;
     let mut online = Online::new(config.options.clone());
+    let registers = config.options.workload() == Some(checker::Workload::RwRegister);
     let mut merger = Merger::new(slots);
     merger.nemesis = (slots > 1 + shared.clients).then_some(slots - 1);
     for (seq, op) in init.into_iter().enumerate() {
@@ -154,7 +155,7 @@ pub(crate) fn check_online(
         }
         let ops = merger.merged;
         let found = online.check_held();
-        release(&mut online, &mut stream, forget_on, &mut summary);
+        release(&mut online, &mut stream, forget_on, registers, &mut summary);
         summary.rounds += 1;
         summary.last_round = (online.held().len(), started.elapsed().as_millis() as u64);
         summary.most_held = summary.most_held.max(online.held().len());
@@ -232,7 +233,7 @@ pub(crate) fn check_online(
                     summary.anomalies += 1;
                 }
             }
-            release(&mut online, &mut stream, forget_on, &mut summary);
+            release(&mut online, &mut stream, forget_on, registers, &mut summary);
             summary.retired_txns = online.retired_txns();
             summary.exact_rechecks = rechecks(&online);
             match online.finish() {
@@ -262,6 +263,7 @@ fn release(
     online: &mut Online,
     stream: &mut Option<HistoryStream>,
     forget_on: Option<&dyn adapters::System>,
+    registers: bool,
     summary: &mut OnlineSummary,
 ) {
     let released = online.take_released_keys();
@@ -275,7 +277,10 @@ fn release(
     }
     summary.released_keys += released.len() as u64;
     if let Some(system) = forget_on {
-        summary.forgotten_keys += system.forget_lists(&released) as u64;
+        summary.forgotten_keys += match registers {
+            true => system.forget_registers(&released),
+            false => system.forget_lists(&released),
+        } as u64;
     }
 }
 

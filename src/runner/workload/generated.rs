@@ -36,19 +36,19 @@ enum Stream {
 }
 
 impl Stream {
-    /// The next transaction, and the keys that left the active set while it was drawn (list-append:
-    /// a key rotated out is never named again; rw-register retires none, its checker retiring nothing).
+    /// The next transaction, and the keys that left the active set while it was drawn: a key rotated
+    /// out is never named again (the fence the online checker retires keys on).
     fn draw(&mut self) -> Option<(Vec<Mop>, Vec<Key>)> {
-        match self {
-            Stream::ListAppend(stream) => {
-                let before: Vec<i64> = stream.active_keys().to_vec();
-                let mops = stream.next()?;
-                let after = stream.active_keys();
-                let retired = before.into_iter().filter(|k| !after.contains(k)).map(Key::Int).collect();
-                Some((mops, retired))
-            }
-            Stream::RwRegister(stream) => stream.next().map(|mops| (mops, Vec::new())),
-        }
+        let (before, mops) = match self {
+            Stream::ListAppend(stream) => (stream.active_keys().to_vec(), stream.next()?),
+            Stream::RwRegister(stream) => (stream.active_keys().to_vec(), stream.next()?),
+        };
+        let after = match self {
+            Stream::ListAppend(stream) => stream.active_keys(),
+            Stream::RwRegister(stream) => stream.active_keys(),
+        };
+        let retired = before.into_iter().filter(|k| !after.contains(k)).map(Key::Int).collect();
+        Some((mops, retired))
     }
 }
 
