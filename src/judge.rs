@@ -42,8 +42,8 @@ pub fn judge(
 }
 
 /// A streamed run's verdict from its online rounds (`Online::finish`'s `anomalies`), when that needs
-/// nothing of the history in memory: the workload's graph check is required (list-append: no
-/// invariants, no micro-op left unread, no final transaction after the rounds), the rounds found the
+/// nothing of the history in memory: the workload's graph check is required (list-append and
+/// rw-register: no invariants, no micro-op left unread, no final transaction after the rounds), the rounds found the
 /// history valid, and some transaction
 /// aborted (else `zero-abort-under-contention` needs the whole history's contended pairs). The flags
 /// are those the run's counts raise (resource aborts, one node's commits, holds one at a time); the

@@ -75,12 +75,10 @@ impl TxnSource for GeneratedWorkload {
     }
 
     fn graph_policy(&self) -> GraphPolicy<'static> {
-        match self.shape {
-            // The runner writes every list-append micro-op as the checker reads it: one it cannot read is
-            // an error, not a graph left unchecked.
-            Shape::ListAppend => GraphPolicy::Required,
-            Shape::RwRegister => GraphPolicy::WhereReadable,
-        }
+        // The runner writes every micro-op of both shapes as the checker reads it (appends and list reads,
+        // register writes of values unique to their key and reads of an integer or nil): one it cannot
+        // read is an error, not a graph left unchecked.
+        GraphPolicy::Required
     }
 
     fn parameters(&self) -> serde_json::Value {
