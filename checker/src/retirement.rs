@@ -54,6 +54,9 @@ struct Held {
     lenient: bool,
     /// Its position in the database's commit order, as its completion recorded it (registers only).
     position: Option<i64>,
+    /// Per register key, the version number the database gave its last write of it, as an `ok`
+    /// completion recorded it (only a committed transaction's number is evidence).
+    numbers: BTreeMap<Key, i64>,
     /// Per key it names: its list appends or register writes, in order (empty for a key it only read).
     writes: BTreeMap<Key, Vec<i64>>,
     /// Per key: its list reads (from every op of it that holds one).
@@ -69,6 +72,18 @@ fn held_txns(history: &History) -> Vec<Held> {
             let mut writes: BTreeMap<Key, Vec<i64>> = BTreeMap::new();
             let mut reads: BTreeMap<Key, Vec<Vec<i64>>> = BTreeMap::new();
             let mut register_reads: BTreeMap<Key, Vec<Option<i64>>> = BTreeMap::new();
+            let mut numbers: BTreeMap<Key, i64> = BTreeMap::new();
+            if let Some(c) = t.completion.filter(|c| c.kind == OpType::Ok) {
+                for mop in c.held_mops() {
+                    if let Mop::Write { key, version, .. } = mop {
+                        // The last write's number, or none if the last carries none.
+                        match version {
+                            Some(v) => numbers.insert(key.clone(), v.get()),
+                            None => numbers.remove(key),
+                        };
+                    }
+                }
+            }
             // `with_values`: the op whose writes count (the completion, or a pending invocation);
             // `completion`: the completion's outcome, whose register reads count; `nil_is_empty`: an `ok`
             // completion's `null` list read is the empty list; elsewhere unknown.
@@ -124,6 +139,7 @@ fn held_txns(history: &History) -> Vec<Held> {
                 outcome: t.outcome(),
                 lenient: t.invoked_after != Some(t.invoke_at),
                 position: t.completion.and_then(histories::Op::commit_order),
+                numbers,
                 writes,
                 reads,
                 register_reads,
@@ -141,21 +157,44 @@ fn list_append_only(history: &History) -> bool {
     })
 }
 
-/// Whether every client micro-op of the history is a register write with no recorded version or a
-/// register (or nil) read.
-fn register_only(history: &History) -> bool {
-    history.ops().iter().filter(|op| op.is_client()).all(|op| {
-        op.held_mops().iter().all(|m| {
-            matches!(m, Mop::Write { version: None, .. } | Mop::Read { value: Observed::Int(_) | Observed::Nil, .. })
-        })
-    })
+/// What orders the versions of a register history's keys besides `nil`, when every client micro-op is
+/// a register write or a register (or nil) read: the database's commit positions where no write is
+/// numbered, and the version numbers of its writes where no completion records a position. `None`
+/// for any other history, and for one recording both (each source's edges are dropped where they
+/// contradict the other's, so neither alone says what the whole history's order is).
+pub(crate) fn register_order(history: &History) -> Option<RegisterOrder> {
+    let (mut numbered, mut positioned) = (false, false);
+    for op in history.ops().iter().filter(|op| op.is_client()) {
+        positioned |= op.commit_order().is_some();
+        for m in op.held_mops() {
+            match m {
+                Mop::Write { version, .. } => numbered |= version.is_some(),
+                Mop::Read { value: Observed::Int(_) | Observed::Nil, .. } => {}
+                _ => return None,
+            }
+        }
+    }
+    match (numbered, positioned) {
+        (false, _) => Some(RegisterOrder::Positions),
+        (true, false) => Some(RegisterOrder::Numbers),
+        (true, true) => None,
+    }
+}
+
+/// The evidence a register history's version order rests on besides `nil` (no assumption made).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RegisterOrder {
+    /// The commit positions the database recorded (one order of every committed transaction).
+    Positions,
+    /// The version numbers the database gave each key's committed writes.
+    Numbers,
 }
 
 /// Which workload's rule a round applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Rule {
     Lists,
-    Registers,
+    Registers(RegisterOrder),
 }
 
 /// The transactions of `history` (the held operations) that can be retired, given the keys `retired`
@@ -175,13 +214,13 @@ pub(crate) fn retirable(
     }
     let rule = if list_append_only(history) {
         Rule::Lists
-    } else if register_only(history) && !inference.any() {
-        Rule::Registers
+    } else if let Some(order) = register_order(history).filter(|_| !inference.any()) {
+        Rule::Registers(order)
     } else {
         return Retirement::default();
     };
     let txns = held_txns(history);
-    if rule == Rule::Registers {
+    if rule == Rule::Registers(RegisterOrder::Positions) {
         // Two held transactions at one commit position: the whole history's check orders neither by it
         // (and says so), which retiring one of them would change for the other.
         let mut positions = BTreeSet::new();
@@ -217,7 +256,7 @@ pub(crate) fn retirable(
     // Registers: per member kept as a stand-in, the keys whose last version it wrote and an outside
     // transaction read.
     let mut stand_ins: BTreeMap<usize, BTreeSet<Key>> = BTreeMap::new();
-    if rule == Rule::Registers {
+    if matches!(rule, Rule::Registers(_)) {
         for (key, named) in &by_key {
             if let Some(w) = register_stand_in(key, named, &txns, &member) {
                 stand_ins.entry(w).or_default().insert((*key).clone());
@@ -237,7 +276,7 @@ pub(crate) fn retirable(
                 }
                 None => {
                     out.drop.extend(at);
-                    if rule == Rule::Registers {
+                    if rule == Rule::Registers(RegisterOrder::Positions) {
                         out.positions.extend(t.position);
                     }
                 }
@@ -321,7 +360,7 @@ impl<'t> Shrink<'t> {
             let Some(key) = dirty.pop_first() else { break };
             let expels = match self.rule {
                 Rule::Lists => key_expels(key, &by_key[key], self.txns, &self.member),
-                Rule::Registers => register_key_expels(key, &by_key[key], self.txns, &self.member),
+                Rule::Registers(order) => register_key_expels(key, &by_key[key], self.txns, &self.member, order),
             };
             for i in expels {
                 self.expel(i);
@@ -433,13 +472,14 @@ fn key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool]) -> Vec
 
 /// The members naming register `key` that must leave the set for no dependency on `key` to run from
 /// an outside transaction into it. The version order of a register is what the history proves, and
-/// the rule leans on the database's recorded commit order (each key's versions in its writers' order):
-/// every member write that took effect (or may have) needs a position, before every outside write's
+/// the rule leans on the database's recorded commit order (each key's versions in its writers' order)
+/// or, by `order`, on the version numbers it gave each key's committed writes (the same per key): every
+/// member write that took effect (or may have) needs a position (a number), before every outside write's
 /// that may have; no member reads an outside write; every outside read shows an outside write or the
 /// last member version (the member write at the greatest position, its writer's last of the key), never
 /// `null` (before every member write) nor an earlier member version. Each member that breaks this
 /// leaves (and the caller looks at the key again); a value written twice sends every member away.
-fn register_key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool]) -> Vec<usize> {
+fn register_key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool], order: RegisterOrder) -> Vec<usize> {
     let (members, outside): (Vec<usize>, Vec<usize>) = named.iter().copied().partition(|&i| member[i]);
     if members.is_empty() || outside.is_empty() {
         return Vec::new();
@@ -447,6 +487,11 @@ fn register_key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool
     let writes_of = |i: usize| txns[i].writes.get(key).map_or(&[][..], Vec::as_slice);
     let reads_of = |i: usize| txns[i].register_reads.get(key).map_or(&[][..], Vec::as_slice);
     let effective = |i: usize| txns[i].outcome != OpType::Fail;
+    // Where each transaction's write of the key stands in the order the rule leans on.
+    let position = |i: usize| match order {
+        RegisterOrder::Positions => txns[i].position,
+        RegisterOrder::Numbers => txns[i].numbers.get(key).copied(),
+    };
     // Each value's writer, and whether it is that writer's last write of the key (its external one).
     let mut writer: BTreeMap<i64, (usize, bool)> = BTreeMap::new();
     for &i in named {
@@ -471,11 +516,11 @@ fn register_key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool
     let outside_writers = outside.iter().copied().filter(|&i| effective(i) && !writes_of(i).is_empty());
     let mut bound: Option<i64> = None;
     for i in outside_writers {
-        let p = txns[i].position.unwrap_or(i64::MIN);
+        let p = position(i).unwrap_or(i64::MIN);
         bound = Some(bound.map_or(p, |b| b.min(p)));
     }
     for &i in &member_writers {
-        match txns[i].position {
+        match position(i) {
             Some(p) if bound.is_none_or(|b| p < b) => {}
             _ => {
                 leave.insert(i);
@@ -496,17 +541,18 @@ fn register_key_expels(key: &Key, named: &[usize], txns: &[Held], member: &[bool
                     if !effective(w) || !last {
                         leave.insert(w);
                     }
-                    match txns[w].position {
+                    match position(w) {
                         Some(p) => {
                             // Every member version after the one read: the reader anti-depends on it.
                             for &i in &member_writers {
-                                if txns[i].position.is_none_or(|q| q > p) {
+                                if position(i).is_none_or(|q| q > p) {
                                     leave.insert(i);
                                 }
                             }
-                            // A read of a version the commit order places after the reader
+                            // A read of a version the commit order places after the reader, or
+                            // one the reader then overwrote with a version numbered no later
                             // (`incompatible-order`): kept whole, not stood in for.
-                            if txns[o].position.is_some_and(|q| q < p) {
+                            if position(o).is_some_and(|q| q < p || (order == RegisterOrder::Numbers && q == p)) {
                                 leave.insert(w);
                             }
                         }
@@ -676,6 +722,55 @@ mod tests {
         // which stays).
         let (retirement, _) = register_retirable_with_t2_seeing("null");
         assert!(retirement.txns.is_empty(), "{:?}", retirement.txns);
+    }
+
+    #[test]
+    fn numbered_register_writes_retire_by_their_numbers_as_positioned_ones_by_their_positions() {
+        // T0 writes x = 1 and T1 x = 2, each numbered as `t1`'s version says (the database's version
+        // numbers, no commit position); T2 reads x = 1 and writes y, a key still active, so T2 stays.
+        // T0 stands in for the version T2 read. T1 numbered after it: T2 anti-depends on T1, which stays;
+        // numbered before it, T1 retires too; with no number, T1's place is unknown and nothing retires.
+        let retired_with = |t1: &str| {
+            let lines = [
+                r#"{"type":"invoke","process":0,"value":[["w","x",1]]}"#.to_string(),
+                r#"{"type":"ok","process":0,"value":[["w","x",1,5]]}"#.to_string(),
+                r#"{"type":"invoke","process":1,"value":[["w","x",2]]}"#.to_string(),
+                format!(r#"{{"type":"ok","process":1,"value":[["w","x",2{t1}]]}}"#),
+                r#"{"type":"invoke","process":2,"value":[["r","x",null],["w","y",1]]}"#.to_string(),
+                r#"{"type":"ok","process":2,"value":[["r","x",1],["w","y",1]]}"#.to_string(),
+            ];
+            let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
+            let x = match history.ops()[0].held_mops() {
+                [Mop::Write { key, .. }] => key.clone(),
+                other => panic!("{other:?}"),
+            };
+            let retirement = retirable(&history, &BTreeSet::from([x]), None, Inference::default());
+            (retirement.txns, retirement.stand_ins, retirement.positions)
+        };
+        assert_eq!(retired_with(",6"), (BTreeSet::from([0]), BTreeSet::from([0]), vec![]));
+        assert_eq!(retired_with(",4"), (BTreeSet::from([0, 2]), BTreeSet::from([0]), vec![]));
+        assert_eq!(retired_with(""), (BTreeSet::new(), BTreeSet::new(), vec![]));
+    }
+
+    #[test]
+    fn a_register_history_recording_both_positions_and_numbers_retires_nothing() {
+        // Each source's version edges are dropped where they contradict the other's, so neither alone
+        // says what the whole history's order is.
+        let lines = [
+            r#"{"type":"invoke","process":0,"value":[["w","x",1]]}"#,
+            r#"{"type":"ok","process":0,"value":[["w","x",1,5]],"commit_order":1}"#,
+            r#"{"type":"invoke","process":2,"value":[["r","x",null],["w","y",1]]}"#,
+            r#"{"type":"ok","process":2,"value":[["r","x",1],["w","y",1]],"commit_order":2}"#,
+        ];
+        let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
+        let x = Key::Str("x".into());
+        let retirement = retirable(&history, &BTreeSet::from([x]), None, Inference::default());
+        assert!(retirement.txns.is_empty(), "{retirement:?}");
+        // The same without the numbers retires T0 (standing in for the version T2 read).
+        let positioned = lines.join("\n").replace(",1,5]]", ",1]]");
+        let history = parse(&positioned, Format::JsonLines, "h.jsonl").expect("a history");
+        let retirement = retirable(&history, &BTreeSet::from([Key::Str("x".into())]), None, Inference::default());
+        assert_eq!(retirement.txns, BTreeSet::from([0]));
     }
 
     #[test]

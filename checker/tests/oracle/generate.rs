@@ -130,6 +130,17 @@ pub struct Recipe {
     pub schedule: Vec<u8>,
 }
 
+/// What a generated history records of the store's version order, as an adapter would.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// Nothing: the history alone.
+    Nothing,
+    /// Each committed transaction's commit position (the engine's and SQLite's adapters).
+    Positions,
+    /// Each committed register write's version number (the PostgreSQL and MariaDB adapters).
+    Numbers,
+}
+
 /// A generated history in the shorthand's terms: `support::interleaved(txns, order)`, or with an `init`
 /// op first for closed-predicate.
 #[derive(Debug, Clone)]
@@ -508,6 +519,15 @@ impl Generated {
         }
     }
 
+    /// The history, recording what `recorded` says of the store's version order.
+    pub fn history_recording(&self, recorded: Recorded) -> History {
+        match recorded {
+            Recorded::Nothing => self.history(),
+            Recorded::Positions => self.history_positioned(),
+            Recorded::Numbers => self.history_numbered(),
+        }
+    }
+
     /// [`Generated::history`], each committed transaction's completion recording its position in the
     /// store's commit order (`commit_order`), as the engine's and SQLite's adapters record it.
     pub fn history_positioned(&self) -> History {
@@ -529,6 +549,62 @@ impl Generated {
             })
             .collect();
         History::from_ops(ops).expect("the history, positioned, is one")
+    }
+
+    /// [`Generated::history`], each committed transaction's completion numbering its register writes as
+    /// the PostgreSQL and MariaDB adapters record them (`["w", k, v, version]`): per key, the committed
+    /// transactions' writes in commit order are versions 1, 2, ... (a transaction writing a key twice
+    /// takes two), and no other write carries a number. No commit position is recorded.
+    pub fn history_numbered(&self) -> History {
+        let mut committed: Vec<usize> = (0..self.txns.len()).filter(|&t| self.positions[t].is_some()).collect();
+        committed.sort_by_key(|&t| self.positions[t]);
+        let mut next: std::collections::BTreeMap<histories::Key, i64> = std::collections::BTreeMap::new();
+        let mut numbers: Vec<Vec<Option<i64>>> = vec![Vec::new(); self.txns.len()];
+        for t in committed {
+            numbers[t] = self.txns[t]
+                .mops
+                .iter()
+                .map(|mop| match mop {
+                    Mop::Write { key, .. } => {
+                        let n = next.entry(key.clone()).or_insert(0);
+                        *n += 1;
+                        Some(*n)
+                    }
+                    _ => None,
+                })
+                .collect();
+        }
+        let mut mentioned = vec![0u8; self.txns.len()];
+        let ops = self
+            .history()
+            .ops()
+            .iter()
+            .zip(self.order.iter().filter(|&&t| {
+                mentioned[t] += 1;
+                !(mentioned[t] == 1 && self.uninvoked.contains(&t))
+            }))
+            .map(|(op, &t)| {
+                let mut op = op.clone();
+                if op.kind != histories::OpType::Invoke && !numbers[t].is_empty() {
+                    let numbered: Vec<Mop> = op
+                        .held_mops()
+                        .iter()
+                        .zip(&numbers[t])
+                        .map(|(mop, number)| match (mop, number) {
+                            (Mop::Write { key, value, .. }, Some(n)) => Mop::Write {
+                                key: key.clone(),
+                                value: *value,
+                                version: histories::WriteVersion::new(*n),
+                            },
+                            (other, _) => other.clone(),
+                        })
+                        .collect();
+                    op.value = histories::OpValue::Txn(numbered.into());
+                }
+                op
+            })
+            .collect();
+        History::from_ops(ops).expect("the history, numbered, is one")
     }
 
     /// Rust code that rebuilds the history with the test shorthand (`checker/tests/support`).

@@ -17,7 +17,7 @@ use proptest::test_runner::TestRunner;
 
 use super::compare::MODELS;
 use super::config;
-use super::generate::{Flavor, KEYS, recipe};
+use super::generate::{Flavor, KEYS, Recorded, recipe};
 use super::serial_search::SerialSearch;
 
 /// Histories fed: each is cut after every operation.
@@ -25,7 +25,7 @@ const CASES: usize = 150;
 
 #[test]
 fn what_a_prefix_reports_as_standing_the_finished_history_shows() {
-    let tally = standing_against_the_oracle(Flavor::ListAppend, &[Inference::default()], false);
+    let tally = standing_against_the_oracle(Flavor::ListAppend, &[Inference::default()], Recorded::Nothing);
     eprintln!("{} standing anomalies reported, {} before the history ended", tally.standing, tally.early);
     assert!(tally.early > 0, "no round reported an anomaly before its history ended: the test shows nothing");
 }
@@ -44,15 +44,21 @@ pub(super) struct StandingTally {
 /// under [`MODELS`] and each of `inferences`, the workload said: a standing prohibited anomaly means the
 /// brute-force search finds no serial order of the whole history (under the same assumptions), and
 /// every model a standing anomaly rules out, the whole history's check rules out too.
-/// `positioned`: each committed transaction's completion records its commit position (rw-register), and
-/// only the whole history's check is the reference (the brute-force search ignores positions).
-pub(super) fn standing_against_the_oracle(flavor: Flavor, inferences: &[Inference], positioned: bool) -> StandingTally {
+/// `recorded`: what the histories record of the store's version order (rw-register: commit positions or
+/// version numbers); where they record any, only the whole history's check is the reference (the
+/// brute-force search ignores them).
+pub(super) fn standing_against_the_oracle(
+    flavor: Flavor,
+    inferences: &[Inference],
+    recorded: Recorded,
+) -> StandingTally {
     let strategy = recipe(flavor);
     let mut runner = TestRunner::new(config(1));
     let mut tally = StandingTally { standing: 0, early: 0, prohibited: 0 };
     for case in 0..CASES {
         let generated = strategy.new_tree(&mut runner).expect("recipes never reject").current().simulate();
-        let history = if positioned { generated.history_positioned() } else { generated.history() };
+        let history = generated.history_recording(recorded);
+        let positioned = recorded != Recorded::Nothing;
         let search = SerialSearch::new(&history);
         for &inference in inferences {
             for model in MODELS {
@@ -170,9 +176,12 @@ fn chained(segments: &[History]) -> Option<History> {
                         key: rename(key, s),
                         value: Observed::List(list.iter().map(|v| v + 100 * s as i64).collect::<Vec<i64>>().into()),
                     },
-                    Mop::Write { key, value, version } => {
-                        Mop::Write { key: rename(key, s), value: value + 100 * s as i64, version: *version }
-                    }
+                    Mop::Write { key, value, version } => Mop::Write {
+                        key: rename(key, s),
+                        value: value + 100 * s as i64,
+                        // Version numbers, later in each later segment (a key is shared with the next).
+                        version: version.and_then(|v| histories::WriteVersion::new(v.get() + 1_000 * s as i64)),
+                    },
                     Mop::Read { key, value: Observed::Int(v) } => {
                         Mop::Read { key: rename(key, s), value: Observed::Int(v + 100 * s as i64) }
                     }
@@ -308,10 +317,11 @@ struct FencedTally {
 }
 
 /// `cases` fenced histories of `segments` generated segments each, from `seed` (segments that do not
-/// chain are drawn again), compared under the models `models_of` each case gives; the first few
-/// disagreements are kept with the history.
+/// chain are drawn again), each segment recording what `recorded` says of the version order, compared
+/// under the models `models_of` each case gives; the first few disagreements are kept with the history.
 fn fenced_tally(
     flavor: Flavor,
+    recorded: Recorded,
     cases: usize,
     segments: usize,
     seed: u64,
@@ -330,11 +340,7 @@ fn fenced_tally(
             let mut generated: Vec<History> = Vec::new();
             while generated.len() < segments {
                 let simulated = strategy.new_tree(&mut runner).expect("recipes never reject").current().simulate();
-                // Register segments record the commit order, as the engine's and SQLite's runs do.
-                let segment = match flavor {
-                    Flavor::RwRegister => simulated.history_positioned(),
-                    _ => simulated.history(),
-                };
+                let segment = simulated.history_recording(recorded);
                 if !clean_only || models.iter().all(|m| inference_finds_nothing(&segment, m)) {
                     generated.push(segment);
                 }
@@ -420,7 +426,9 @@ fn chained_histories_pair_each_completion_with_its_own_call() {
 #[test]
 fn retirement_on_fenced_histories_hides_no_anomaly() {
     let started = std::time::Instant::now();
-    let tally = fenced_tally(Flavor::ListAppend, FENCED_CASES, SEGMENTS, 12, false, |_| FENCED_MODELS.to_vec());
+    let tally = fenced_tally(Flavor::ListAppend, Recorded::Nothing, FENCED_CASES, SEGMENTS, 12, false, |_| {
+        FENCED_MODELS.to_vec()
+    });
     eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
     assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
     assert!(
@@ -434,7 +442,7 @@ fn retirement_on_fenced_histories_hides_no_anomaly() {
 #[test]
 fn retirement_on_rolling_fenced_histories_hides_no_anomaly() {
     let started = std::time::Instant::now();
-    let tally = fenced_tally(Flavor::ListAppend, ROLLING_CASES, ROLLING_SEGMENTS, 5, true, |case| {
+    let tally = fenced_tally(Flavor::ListAppend, Recorded::Nothing, ROLLING_CASES, ROLLING_SEGMENTS, 5, true, |case| {
         vec![EXACT_MODELS[case % EXACT_MODELS.len()]]
     });
     eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
@@ -448,7 +456,9 @@ fn retirement_on_rolling_fenced_histories_hides_no_anomaly() {
 #[test]
 fn register_retirement_on_fenced_histories_hides_no_anomaly() {
     let started = std::time::Instant::now();
-    let tally = fenced_tally(Flavor::RwRegister, FENCED_CASES, SEGMENTS, 12, false, |_| FENCED_MODELS.to_vec());
+    let tally = fenced_tally(Flavor::RwRegister, Recorded::Positions, FENCED_CASES, SEGMENTS, 12, false, |_| {
+        FENCED_MODELS.to_vec()
+    });
     eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
     assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
     assert!(
@@ -462,9 +472,50 @@ fn register_retirement_on_fenced_histories_hides_no_anomaly() {
 #[test]
 fn register_retirement_on_rolling_fenced_histories_hides_no_anomaly() {
     let started = std::time::Instant::now();
-    let tally = fenced_tally(Flavor::RwRegister, REGISTER_ROLLING_CASES, ROLLING_SEGMENTS, 5, true, |case| {
-        vec![EXACT_MODELS[case % EXACT_MODELS.len()]]
+    let tally = fenced_tally(
+        Flavor::RwRegister,
+        Recorded::Positions,
+        REGISTER_ROLLING_CASES,
+        ROLLING_SEGMENTS,
+        5,
+        true,
+        |case| vec![EXACT_MODELS[case % EXACT_MODELS.len()]],
+    );
+    eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
+    assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
+    assert!(tally.retired > 0 && tally.stood_in > 0, "nothing retired or stood in for: the test shows nothing");
+}
+
+/// [`register_retirement_on_fenced_histories_hides_no_anomaly`] for register histories whose writes the
+/// database numbered (as PostgreSQL's and MariaDB's adapters record them) and that record no commit
+/// position: the rule leans on each key's numbers instead.
+#[test]
+fn numbered_register_retirement_on_fenced_histories_hides_no_anomaly() {
+    let started = std::time::Instant::now();
+    let tally = fenced_tally(Flavor::RwRegister, Recorded::Numbers, FENCED_CASES, SEGMENTS, 12, false, |_| {
+        FENCED_MODELS.to_vec()
     });
+    eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
+    assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
+    assert!(
+        tally.retired > 0 && tally.settled > 0 && tally.refuted > 0,
+        "nothing retired, settled or refuted: the test shows nothing"
+    );
+}
+
+/// The rolling form for numbered register histories.
+#[test]
+fn numbered_register_retirement_on_rolling_fenced_histories_hides_no_anomaly() {
+    let started = std::time::Instant::now();
+    let tally = fenced_tally(
+        Flavor::RwRegister,
+        Recorded::Numbers,
+        REGISTER_ROLLING_CASES,
+        ROLLING_SEGMENTS,
+        5,
+        true,
+        |case| vec![EXACT_MODELS[case % EXACT_MODELS.len()]],
+    );
     eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
     assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
     assert!(tally.retired > 0 && tally.stood_in > 0, "nothing retired or stood in for: the test shows nothing");
@@ -480,14 +531,18 @@ fn soak_retirement_on_rolling_fenced_histories() {
     };
     let cases = number("ISOCHECK_ONLINE_SOAK_CASES", 2_000) as usize;
     let seed = number("ISOCHECK_ONLINE_SOAK_SEED", 1);
-    let flavor = match std::env::var("ISOCHECK_ONLINE_SOAK_WORKLOAD").as_deref() {
-        Ok("rw-register") => Flavor::RwRegister,
-        Ok("list-append") | Err(_) => Flavor::ListAppend,
-        Ok(other) => panic!("ISOCHECK_ONLINE_SOAK_WORKLOAD is list-append or rw-register, not {other}"),
+    let (flavor, recorded) = match std::env::var("ISOCHECK_ONLINE_SOAK_WORKLOAD").as_deref() {
+        Ok("rw-register") => (Flavor::RwRegister, Recorded::Positions),
+        Ok("rw-register-numbered") => (Flavor::RwRegister, Recorded::Numbers),
+        Ok("list-append") | Err(_) => (Flavor::ListAppend, Recorded::Nothing),
+        Ok(other) => {
+            panic!("ISOCHECK_ONLINE_SOAK_WORKLOAD is list-append, rw-register or rw-register-numbered, not {other}")
+        }
     };
     let started = std::time::Instant::now();
-    let tally =
-        fenced_tally(flavor, cases, ROLLING_SEGMENTS, seed, true, |case| vec![EXACT_MODELS[case % EXACT_MODELS.len()]]);
+    let tally = fenced_tally(flavor, recorded, cases, ROLLING_SEGMENTS, seed, true, |case| {
+        vec![EXACT_MODELS[case % EXACT_MODELS.len()]]
+    });
     println!(
         "{} comparisons ({} histories x {} models) in {:.1} s: {} invalid, {} refuted by the exact decision, {} \
          transactions retired, {} anomalies settled, {} histories with stand-ins, {} disagreements shown",
