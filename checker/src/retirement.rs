@@ -306,22 +306,20 @@ struct Shrink<'t> {
     member: Vec<bool>,
     /// Transactions that left the set and whose leaving is not yet propagated.
     left: Vec<usize>,
-    /// Process order (where it is kept): per process, its transactions by invocation, the least
-    /// invocation of an outside one, and how many of them (from the first) may still be members.
-    by_process: BTreeMap<histories::Process, (Vec<usize>, usize, usize)>,
-    /// Real-time order (where it is kept): every transaction by invocation, the least completion of an
-    /// outside one, and how many (from the first) may still be members.
-    by_invoke: Option<(Vec<usize>, usize, usize)>,
+    /// Process order (where it is kept): per process, its transactions by invocation, bounded by the
+    /// least invocation of an outside one, and by completion, bounded by the least completion of an
+    /// outside one. Both orders a process may be read in (by invocation; Elle's, by completion) are
+    /// kept out of the set; they differ only where a process had two transactions in flight at once.
+    by_process: BTreeMap<histories::Process, (Frontier, Frontier)>,
+    /// Real-time order (where it is kept): every transaction by invocation, bounded by the least
+    /// completion of an outside one.
+    by_invoke: Option<Frontier>,
     /// Which workload's condition on a shared key applies.
     rule: Rule,
 }
 
 impl<'t> Shrink<'t> {
     fn new(txns: &'t [Held], member: Vec<bool>, process_order: bool, realtime: bool, rule: Rule) -> Shrink<'t> {
-        let by_invoke_at = |mut list: Vec<usize>| {
-            list.sort_by_key(|&i| txns[i].invoke_at);
-            list
-        };
         let mut by_process: BTreeMap<histories::Process, Vec<usize>> = BTreeMap::new();
         if process_order {
             for (i, t) in txns.iter().enumerate() {
@@ -331,11 +329,11 @@ impl<'t> Shrink<'t> {
         let by_process = by_process
             .into_iter()
             .map(|(process, list)| {
-                let n = list.len();
-                (process, (by_invoke_at(list), usize::MAX, n))
+                let by_completion = Frontier::new(list.clone(), |i| completed_at(&txns[i]));
+                (process, (Frontier::new(list, |i| txns[i].invoke_at), by_completion))
             })
             .collect();
-        let by_invoke = realtime.then(|| (by_invoke_at((0..txns.len()).collect()), usize::MAX, txns.len()));
+        let by_invoke = realtime.then(|| Frontier::new((0..txns.len()).collect(), |i| txns[i].invoke_at));
         let left = (0..txns.len()).filter(|&i| !member[i]).collect();
         Shrink { txns, member, left, by_process, by_invoke, rule }
     }
@@ -368,27 +366,54 @@ impl<'t> Shrink<'t> {
         }
     }
 
-    /// `i` is outside: the members of its process invoked after it, and (real time) every member invoked
-    /// after it completed, leave.
+    /// `i` is outside: the members of its process invoked after it or completed after it, and (real
+    /// time) every member invoked after it completed, leave.
     fn order_after(&mut self, i: usize) {
-        let t = &self.txns[i];
+        let txns = self.txns;
+        let t = &txns[i];
         let mut leave = Vec::new();
-        if let Some((list, least, kept)) = self.by_process.get_mut(&t.process) {
-            *least = (*least).min(t.invoke_at);
-            while *kept > 0 && self.txns[list[*kept - 1]].invoke_at > *least {
-                leave.push(list[*kept - 1]);
-                *kept -= 1;
+        if let Some((by_invocation, by_completion)) = self.by_process.get_mut(&t.process) {
+            by_invocation.lower(t.invoke_at, |j| txns[j].invoke_at, &mut leave);
+            if let Some(c) = t.completion_at {
+                by_completion.lower(c, |j| completed_at(&txns[j]), &mut leave);
             }
         }
-        if let (Some((list, least, kept)), Some(c)) = (self.by_invoke.as_mut(), t.completion_at) {
-            *least = (*least).min(c);
-            while *kept > 0 && self.txns[list[*kept - 1]].invoke_at > *least {
-                leave.push(list[*kept - 1]);
-                *kept -= 1;
-            }
+        if let (Some(by_invoke), Some(c)) = (self.by_invoke.as_mut(), t.completion_at) {
+            by_invoke.lower(c, |j| txns[j].invoke_at, &mut leave);
         }
         for j in leave {
             self.expel(j);
+        }
+    }
+}
+
+/// Where a transaction completed in the held history; a pending one after everything.
+fn completed_at(t: &Held) -> usize {
+    t.completion_at.unwrap_or(usize::MAX)
+}
+
+/// Transactions sorted by one instant of theirs, with a bound that outside transactions lower: those
+/// whose instant is past it may no longer be members (an order edge runs into them from outside).
+/// `kept` counts the transactions, from the first, not yet found past it.
+struct Frontier {
+    list: Vec<usize>,
+    least: usize,
+    kept: usize,
+}
+
+impl Frontier {
+    fn new(mut list: Vec<usize>, at: impl Fn(usize) -> usize) -> Frontier {
+        list.sort_by_key(|&i| at(i));
+        let kept = list.len();
+        Frontier { list, least: usize::MAX, kept }
+    }
+
+    /// Lowers the bound to `bound`, if it is below it, and adds the transactions now past it to `leave`.
+    fn lower(&mut self, bound: usize, at: impl Fn(usize) -> usize, leave: &mut Vec<usize>) {
+        self.least = self.least.min(bound);
+        while self.kept > 0 && at(self.list[self.kept - 1]) > self.least {
+            leave.push(self.list[self.kept - 1]);
+            self.kept -= 1;
         }
     }
 }
@@ -660,6 +685,29 @@ mod tests {
             other => panic!("{other:?}"),
         };
         (retirable(&history, &BTreeSet::from([x.clone()]), None, Inference::default()), x)
+    }
+
+    #[test]
+    fn a_member_whose_process_completed_an_outside_transaction_before_it_stays() {
+        // Process 0 has two transactions in flight at once (which only a lenient reading takes, each
+        // completion paired with the invocation of its own micro-ops): T0 writes x, T1 (invoked
+        // after it) writes y, a key still active, and completes first. Elle's process order runs by
+        // completion, T1 before T0: an edge into T0 from a transaction that stays, so T0 stays too. With
+        // T0 completing first, the only process edge runs from T0 to T1, and T0 retires.
+        let retired = |lines: &[&str]| {
+            let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
+            let x = Key::Str("x".into());
+            retirable(&history, &BTreeSet::from([x]), Some(Kind::Process), Inference::default()).txns
+        };
+        let t1_first = [
+            r#"{"type":"invoke","process":0,"value":[["append","x",1]]}"#,
+            r#"{"type":"invoke","process":0,"value":[["append","y",1]]}"#,
+            r#"{"type":"ok","process":0,"value":[["append","y",1]]}"#,
+            r#"{"type":"ok","process":0,"value":[["append","x",1]]}"#,
+        ];
+        assert_eq!(retired(&t1_first), BTreeSet::new());
+        let t0_first = [t1_first[0], t1_first[1], t1_first[3], t1_first[2]];
+        assert_eq!(retired(&t0_first), BTreeSet::from([0]));
     }
 
     #[test]
