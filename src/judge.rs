@@ -43,23 +43,33 @@ pub fn judge(
 
 /// A streamed run's verdict from its online rounds (`Online::finish`'s `anomalies`), when that needs
 /// nothing of the history in memory: the workload's graph check is required (list-append and
-/// rw-register: no invariants, no micro-op left unread, no final transaction after the rounds), the rounds found the
-/// history valid, and some transaction
-/// aborted (else `zero-abort-under-contention` needs the whole history's contended pairs). The flags
-/// are those the run's counts raise (resource aborts, one node's commits, holds one at a time); the
-/// statistics are the counts the stream tallied (no edges, components or ordered keys: no graph of
-/// the whole history was built). `None` when the history must be read back and judged by [`judge`].
+/// rw-register: no invariants, no micro-op left unread, no final transaction after the rounds), the
+/// rounds found the history valid, and `zero-abort-under-contention` does not fire on the contended pairs
+/// the stream counted (`checker::timing::ContentionStream`; a run it flags is read back, so that the
+/// flag's examples are the whole history's, as is one whose pairs the stream could not count and that
+/// aborted nothing). The flags are those the run's counts raise (resource aborts, one node's commits,
+/// holds one at a time); the statistics are the counts the stream tallied (no edges, components or
+/// ordered keys: no graph of the whole history was built). `None` when the history must be read back and
+/// judged by [`judge`].
 pub fn judge_streamed(
     outcome: &RunOutcome,
     anomalies: &BTreeMap<String, Vec<checker::Anomaly>>,
     source: &dyn TxnSource,
     options: &Options,
+    level: Level,
     clients: usize,
     system: &dyn System,
 ) -> Option<(CheckResult, GraphCheck)> {
     let tally = &outcome.streamed.as_ref()?.tally;
     // A final transaction runs after the rounds' last check: the verdict must be the file's.
-    if source.graph_policy() != GraphPolicy::Required || tally.fail == 0 || source.final_plan().is_some() {
+    if source.graph_policy() != GraphPolicy::Required || source.final_plan().is_some() {
+        return None;
+    }
+    let flagged = match &tally.contention {
+        Some(contention) => timing::zero_abort_flag(contention, level.promised_model()).is_some(),
+        None => tally.fail == 0,
+    };
+    if flagged {
         return None;
     }
     let stats = Stats {

@@ -42,11 +42,11 @@ pub fn run_summary(
 ) -> RunSummary {
     let elapsed = outcome.elapsed.as_secs_f64();
     let txns = outcome.ok + outcome.fail + outcome.info;
-    // A streamed history is not held: its tallies stand in, and its contended pairs are not counted.
+    // A streamed history is not held: its tallies stand in, its contended pairs as the stream counted them.
     let streamed = outcome.streamed.as_ref().filter(|_| outcome.history.is_empty()).map(|s| &s.tally);
     let contention = match streamed {
         None => Some(checker::timing::contention(&outcome.history)),
-        Some(_) => None,
+        Some(tally) => tally.contention.clone(),
     };
     let level = settings.level;
     RunSummary {

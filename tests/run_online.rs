@@ -124,6 +124,20 @@ fn an_online_runs_rounds_reach_the_checks_verdict() {
     assert!(from_rounds > 0, "no run took the rounds' verdict: the test shows nothing of it");
 }
 
+/// A run that aborted nothing takes the rounds' verdict too where `zero-abort-under-contention` cannot
+/// fire, judged on the contended pairs the stream counted: one client's transactions never overlap, so
+/// none conflicts and the history is never read back; run.json's contended pairs are the stream's (zero,
+/// and the file's: checked by [`online_run_agreeing_with_its_file`]).
+#[test]
+fn a_run_that_aborted_nothing_takes_the_rounds_verdict_when_nothing_was_contended() {
+    for workload in ["list-append", "rw-register"] {
+        let run = online_run_agreeing_with_its_file(&["--workload", workload, "--clients", "1", "--txns", "2000"]);
+        assert_eq!((run.code, run.summary["fail"].as_u64()), (0, Some(0)), "{workload}: {}", run.summary);
+        assert!(run.from_rounds, "{workload}: {}", run.summary["online"]);
+        assert_eq!(run.summary["contended_pairs"], serde_json::json!({"write_write": 0, "read_write": 0}));
+    }
+}
+
 /// What [`online_run_agreeing_with_its_file`] saw of a run.
 pub(crate) struct AgreeingRun {
     pub code: i32,
@@ -139,8 +153,9 @@ pub(crate) struct AgreeingRun {
 /// system and whatever the interleaving made of it: the history was streamed to disk, two lines a
 /// transaction (the final reads and final transaction included); the rounds decided the exact models
 /// again at most once a round; the verdict came from the rounds exactly when the run had no nemesis and
-/// a generated workload (list-append or rw-register), and the rounds found it valid and some transaction aborted (else
-/// `zero-abort-under-contention` needs the whole history's contended pairs), and otherwise from the check
+/// a generated workload (list-append or rw-register), the rounds found it valid and
+/// `zero-abort-under-contention` did not fire (the stream counts the contended pairs), and otherwise from
+/// the check
 /// of the file read back, with the rounds' verdict agreeing where they reached one (no nemesis); and
 /// `isocheck check FILE` against the models the run checked gives the run's anomaly types and exit code.
 pub(crate) fn online_run_agreeing_with_its_file(extra: &[&str]) -> AgreeingRun {
@@ -161,10 +176,12 @@ pub(crate) fn online_run_agreeing_with_its_file(extra: &[&str]) -> AgreeingRun {
     let rechecks = online["exact_rechecks"]["count"].as_u64().expect("a count");
     assert!(rechecks <= online["rounds"].as_u64().expect("a count"), "{context}");
     assert!(online["exact_rechecks"]["seconds"].is_f64(), "{context}");
-    let aborted = summary["fail"].as_u64().expect("a count") > 0;
     let nemesis = !summary["nemesis"].is_null();
     let generated = summary["workload"] == "list-append" || summary["workload"] == "rw-register";
-    let from_rounds = !nemesis && generated && types.is_empty() && aborted && code == 0;
+    let zero_abort = findings["flags"]
+        .as_array()
+        .is_some_and(|flags| flags.iter().any(|f| f["name"] == "zero-abort-under-contention"));
+    let from_rounds = !nemesis && generated && types.is_empty() && !zero_abort && code == 0;
     if from_rounds {
         assert_eq!(online["verdict_from"], "rounds", "{context}\n{summary}");
         // No graph of the whole history was built: the statistics say so rather than "none".
@@ -188,6 +205,16 @@ pub(crate) fn online_run_agreeing_with_its_file(extra: &[&str]) -> AgreeingRun {
     for (i, op) in ops.iter().enumerate() {
         assert_eq!(op["index"], i, "{extra:?}: the file is indexed in order");
     }
+    // The contended pairs in run.json (counted as the history streamed, or on the history read back) are
+    // those of the file.
+    let text = std::fs::read_to_string(&history).expect("the history is written");
+    let written = histories::parse(&text, histories::Format::JsonLines, "history.jsonl").expect("the history reads");
+    let contention = checker::timing::contention(&written);
+    assert_eq!(
+        (&summary["contended_pairs"]["write_write"], &summary["contended_pairs"]["read_write"]),
+        (&serde_json::json!(contention.write_write), &serde_json::json!(contention.read_write)),
+        "{extra:?}: {summary}"
+    );
     let mut check = vec!["check", history.to_str().expect("a UTF-8 path"), "--format", "json"];
     check.extend(models.iter().flat_map(|m| ["--model", m]));
     let again = isocheck(&check, None);

@@ -139,14 +139,143 @@ pub fn contention(history: &History) -> Contention {
     result
 }
 
+/// [`contention`] counted as a history is written, an operation at a time, for a run whose history is
+/// streamed to disk and never held whole: the same counts (`contention_stream_counts_what_contention_counts`),
+/// holding only the transactions in flight and the committed writers that may still overlap one. The
+/// operations come in history order, which a run's merge keeps in time order, one transaction in flight
+/// per process (as a client records them). The examples are the first pairs found in that order, which
+/// may not be [`contention`]'s. A history that breaks that shape (a completion with no invocation, which
+/// [`contention`] takes to have begun at the history's start, so that it overlaps every transaction
+/// before it; or a second invocation on a process with one in flight) has no streamed count.
+#[derive(Debug, Default)]
+pub struct ContentionStream {
+    /// By process, the transaction it has in flight: its invocation's position and start time.
+    in_flight: rustc_hash::FxHashMap<histories::Process, (usize, i64)>,
+    /// Committed transactions that wrote and completed, and may still overlap one in flight or to come.
+    done: Vec<OwnedSpan>,
+    counts: Contention,
+    /// Whether the history broke the shape the count needs.
+    broken: bool,
+}
+
+/// A committed writer, as [`ContentionStream`] keeps it: `order` is where the sweep of [`contention`]
+/// places it among transactions that began at the same time (its invocation's position).
+#[derive(Debug)]
+struct OwnedSpan {
+    order: usize,
+    index: u64,
+    start: i64,
+    end: i64,
+    reads: BTreeSet<Key>,
+    writes: BTreeSet<Key>,
+}
+
+impl ContentionStream {
+    /// Counts the operation at `position` in the history.
+    pub fn push(&mut self, op: &histories::Op, position: usize) {
+        if !op.is_client() || *op.f() == histories::Function::Init {
+            return;
+        }
+        let time = op.time().unwrap_or(position as i64);
+        if op.kind == OpType::Invoke {
+            self.counts.txns += 1;
+            self.broken |= self.in_flight.insert(op.process(), (position, time)).is_some();
+            return;
+        }
+        let (order, start) = match self.in_flight.remove(&op.process()) {
+            Some(begun) => begun,
+            None => {
+                self.counts.txns += 1;
+                self.broken = true;
+                (position, time)
+            }
+        };
+        match op.kind {
+            OpType::Fail => self.counts.aborted += 1,
+            OpType::Ok => {
+                let mut reads = BTreeSet::new();
+                let mut writes = BTreeSet::new();
+                for mop in op.mops() {
+                    match mop {
+                        Mop::Read { key, .. } => {
+                            reads.insert(key.clone());
+                        }
+                        Mop::PredicateRead { .. } => {}
+                        other => {
+                            if let Some(key) = other.key() {
+                                writes.insert(key.clone());
+                            }
+                        }
+                    }
+                }
+                if !writes.is_empty() {
+                    let span = OwnedSpan { order, index: op.index, start, end: time, reads, writes };
+                    for other in &self.done {
+                        self.counts.count(other, &span);
+                    }
+                    self.done.push(span);
+                }
+            }
+            _ => {}
+        }
+        // What is done may still overlap a transaction in flight, or one still to come (which begins no
+        // earlier than this operation's time): keep what ended at or after the earliest of those starts.
+        let floor = self.in_flight.values().map(|&(_, start)| start).min().map_or(time, |s| s.min(time));
+        self.done.retain(|span| span.end >= floor);
+    }
+
+    /// How many committed writers it holds: those that may still overlap a transaction in flight or to
+    /// come.
+    pub fn held(&self) -> usize {
+        self.done.len()
+    }
+
+    /// The counts so far; `None` once the history broke the shape they need.
+    pub fn contention(&self) -> Option<&Contention> {
+        (!self.broken).then_some(&self.counts)
+    }
+}
+
+impl Contention {
+    /// Counts the pair `a`, `b` as the sweep of [`contention`] would: the one it meets first (by start,
+    /// then invocation) must end after the other starts.
+    fn count(&mut self, a: &OwnedSpan, b: &OwnedSpan) {
+        let (met_first, met_second) = if (a.start, a.order) <= (b.start, b.order) { (a, b) } else { (b, a) };
+        if met_first.end <= met_second.start {
+            return;
+        }
+        let (first, second) = if a.index < b.index { (a, b) } else { (b, a) };
+        if let Some(key) = first.writes.intersection(&second.writes).next() {
+            self.write_write += 1;
+            if self.write_write_examples.len() < EXAMPLES {
+                self.write_write_examples.push((first.index, second.index, key.clone()));
+            }
+        } else if let (Some(key), Some(_)) =
+            (first.writes.intersection(&second.reads).next(), second.writes.intersection(&first.reads).next())
+        {
+            self.read_write += 1;
+            if self.read_write_examples.len() < EXAMPLES {
+                self.read_write_examples.push((first.index, second.index, key.clone()));
+            }
+        }
+    }
+}
+
 /// The `zero-abort-under-contention` flag, if a history run under `model` (Elle's name of the model the
 /// run claims) deserves it.
 pub fn zero_abort_under_contention(history: &History, model: &str) -> Option<Flag> {
+    if claim(model) == Claim::Weak {
+        return None;
+    }
+    zero_abort_flag(&contention(history), model)
+}
+
+/// The `zero-abort-under-contention` flag, if a run under `model` with contention `c` deserves it.
+pub fn zero_abort_flag(c: &Contention, model: &str) -> Option<Flag> {
     let claim = claim(model);
     if claim == Claim::Weak {
         return None;
     }
-    let c = contention(history);
     let pairs = c.write_write + if claim == Claim::Serializable { c.read_write } else { 0 };
     if c.aborted > 0 || pairs < MANY_CONTENDED_PAIRS {
         return None;
@@ -320,6 +449,34 @@ mod tests {
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_contention_stream_holds_only_what_may_still_overlap() {
+        // Two processes, each transaction appending to one key: process 0's overlap process 1's, one at a
+        // time on each, 2,000 in all: every pair of neighbours is contended, and the stream holds a few.
+        let mut lines = Vec::new();
+        for i in 0..1_000 {
+            for p in 0..2 {
+                let (v, t) = (2 * i + p, 4 * i + p);
+                lines.push(format!(r#"{{"type":"invoke","process":{p},"value":[["append","x",{v}]],"time":{t}}}"#));
+            }
+            for p in 0..2 {
+                let (v, t) = (2 * i + p, 4 * i + 2 + p);
+                lines.push(format!(r#"{{"type":"ok","process":{p},"value":[["append","x",{v}]],"time":{t}}}"#));
+            }
+        }
+        let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
+        let mut stream = ContentionStream::default();
+        let mut most = 0;
+        for (position, op) in history.ops().iter().enumerate() {
+            stream.push(op, position);
+            most = most.max(stream.held());
+        }
+        let whole = contention(&history);
+        assert_eq!(whole.write_write, 1_000);
+        assert_eq!(stream.contention().map(|c| c.write_write), Some(1_000));
+        assert!(most <= 2, "held {most}");
     }
 
     #[test]

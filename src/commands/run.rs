@@ -165,7 +165,7 @@ pub fn execute(
     // other reads it back and is judged as a run without --online is.
     let rounds = match (&outcome.streamed, outcome.online.as_ref().and_then(|o| o.verdict.as_ref())) {
         (Some(_), Some(anomalies)) => {
-            judge_streamed(&outcome, anomalies, workload.as_ref(), &options, clients, system.as_ref())
+            judge_streamed(&outcome, anomalies, workload.as_ref(), &options, args.isolation, clients, system.as_ref())
         }
         _ => None,
     };

@@ -2,8 +2,9 @@
 //! the logs in the final merge's order and hands each operation, indexed, to a [`HistoryStream`], which
 //! writes it to the run's history file as the final merge would (`histories::write_jsonl`, one line an
 //! operation: the same bytes for the same operations) and tallies what the run's summary and verdict
-//! need of the whole history without keeping it ([`Tally`]). Nothing here holds more than the
-//! transactions in flight and one entry per node and per key not yet released by the online checker.
+//! need of the whole history without keeping it ([`Tally`]), its contended pairs included. Nothing here
+//! holds more than the transactions in flight (and the committed writers that may still overlap one),
+//! and one entry per node and per key not yet released by the online checker.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
@@ -32,6 +33,9 @@ pub struct Tally {
     pub commits_per_node: BTreeMap<String, u64>,
     /// The nodes the operations name.
     pub nodes: BTreeSet<String>,
+    /// The contended pairs (`checker::timing::contention`'s counts, counted as the operations were
+    /// written); `None` where the history's shape does not let a stream count them.
+    pub contention: Option<checker::timing::Contention>,
 }
 
 /// Writes a history an operation at a time, tallying it.
@@ -45,6 +49,8 @@ pub struct HistoryStream {
     released_keys: usize,
     /// The transactions invoked and not completed, by process: their names.
     in_flight: HashMap<u64, Function>,
+    /// The contended pairs, counted as the operations are written.
+    contention: checker::timing::ContentionStream,
     /// The first write that failed, after which nothing more is written.
     failed: Option<std::io::Error>,
 }
@@ -75,6 +81,7 @@ impl HistoryStream {
             keys: HashSet::new(),
             released_keys: 0,
             in_flight: HashMap::new(),
+            contention: checker::timing::ContentionStream::default(),
             failed: None,
         })
     }
@@ -86,6 +93,7 @@ impl HistoryStream {
         {
             self.failed = Some(e);
         }
+        self.contention.push(op, self.tally.ops);
         self.tally.ops += 1;
         if let Some(node) = op.node()
             && !self.tally.nodes.contains(node)
@@ -165,6 +173,7 @@ impl HistoryStream {
             self.outcome(&f, OpType::Info);
         }
         self.tally.keys = self.keys.len() + self.released_keys;
+        self.tally.contention = self.contention.contention().cloned();
         Ok(Streamed { path: self.path, tally: self.tally })
     }
 }

@@ -16,6 +16,7 @@
 //! ```
 
 mod compare;
+mod contention;
 mod generate;
 mod online;
 mod online_registers;
