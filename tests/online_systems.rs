@@ -51,33 +51,40 @@ fn postgres_serializable_checked_online_is_valid_and_agrees_with_its_file() {
     }
 }
 
+/// Runs `run --online` on PostgreSQL at `url` under repeatable read (8 clients on 3 keys, 1,000
+/// transactions, with `extra`), asking at most [`crate::util::LIVE_ATTEMPTS`] seeded runs for one that
+/// stops at a G2-item; that run printed it as it stood, exits 1, and its final check keeps it.
+fn stops_at_the_first_g2_item_under_repeatable_read(url: &str, extra: &[&str]) {
+    let args = [
+        "--db",
+        "postgres",
+        "--url",
+        url,
+        "--isolation",
+        "repeatable-read",
+        "--txns",
+        "1000",
+        "--clients",
+        "8",
+        "--key-count",
+        "3",
+    ];
+    let stopped = |run: &(i32, String, String, serde_json::Value, Vec<String>, tempfile::TempDir)| {
+        run.3["online"]["stopped_by"]["anomaly"] == "G2-item"
+    };
+    let got = seeded_until(|seed| online_run(&[&args[..], extra, &["--seed", seed]].concat()), stopped);
+    assert!(stopped(&got), "{url} {extra:?}: no run of {} stopped at a G2-item: {}", crate::util::LIVE_ATTEMPTS, got.3);
+    let (code, stdout, stderr, _summary, types, _dir) = got;
+    assert_eq!(code, 1, "{url} {extra:?}: {stderr}");
+    assert!(stdout.contains("G2-item stands after"), "{url} {extra:?}: printed as it stood: {stdout}");
+    assert!(types.contains(&"G2-item".to_string()), "{url} {extra:?}: the final check keeps it: {types:?}");
+}
+
 #[test]
 #[ignore = "needs PostgreSQL: set ISOCHECK_PG_URL, or run scripts/test"]
 fn postgres_repeatable_read_checked_online_stops_at_the_first_g2_item() {
     for url in pg_urls("postgres_repeatable_read_checked_online_stops_at_the_first_g2_item") {
-        let args = [
-            "--db",
-            "postgres",
-            "--url",
-            &url,
-            "--isolation",
-            "repeatable-read",
-            "--txns",
-            "1000",
-            "--clients",
-            "8",
-            "--key-count",
-            "3",
-        ];
-        let stopped = |run: &(i32, String, String, serde_json::Value, Vec<String>, tempfile::TempDir)| {
-            run.3["online"]["stopped_by"]["anomaly"] == "G2-item"
-        };
-        let got = seeded_until(|seed| online_run(&[&args[..], &["--seed", seed]].concat()), stopped);
-        assert!(stopped(&got), "{url}: no run of {} stopped at a G2-item: {}", crate::util::LIVE_ATTEMPTS, got.3);
-        let (code, stdout, stderr, _summary, types, _dir) = got;
-        assert_eq!(code, 1, "{url}: {stderr}");
-        assert!(stdout.contains("G2-item stands after"), "{url}: printed as it stood: {stdout}");
-        assert!(types.contains(&"G2-item".to_string()), "{url}: the final check keeps it: {types:?}");
+        stops_at_the_first_g2_item_under_repeatable_read(&url, &[]);
     }
 }
 
@@ -133,31 +140,7 @@ fn postgres_register_runs_checked_online_retire_by_version_numbers() {
         assert!(every_committed_write_is_numbered(&run.ops), "{url}: the writes carry version numbers");
         let retired = run.summary["online"]["retired_txns"].as_u64().expect("a count");
         assert!(retired > 0, "{url}: nothing retired: {}", run.summary);
-        let args = [
-            "--db",
-            "postgres",
-            "--url",
-            &url,
-            "--workload",
-            "rw-register",
-            "--isolation",
-            "repeatable-read",
-            "--txns",
-            "1000",
-            "--clients",
-            "8",
-            "--key-count",
-            "3",
-        ];
-        let stopped = |run: &(i32, String, String, serde_json::Value, Vec<String>, tempfile::TempDir)| {
-            run.3["online"]["stopped_by"]["anomaly"] == "G2-item"
-        };
-        let got = seeded_until(|seed| online_run(&[&args[..], &["--seed", seed]].concat()), stopped);
-        assert!(stopped(&got), "{url}: no run of {} stopped at a G2-item: {}", crate::util::LIVE_ATTEMPTS, got.3);
-        let (code, stdout, stderr, _summary, types, _dir) = got;
-        assert_eq!(code, 1, "{url}: {stderr}");
-        assert!(stdout.contains("G2-item stands after"), "{url}: printed as it stood: {stdout}");
-        assert!(types.contains(&"G2-item".to_string()), "{url}: the final check keeps it: {types:?}");
+        stops_at_the_first_g2_item_under_repeatable_read(&url, &["--workload", "rw-register"]);
     }
 }
 

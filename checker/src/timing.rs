@@ -119,20 +119,7 @@ pub fn contention(history: &History) -> Contention {
         active.retain(|&a| spans[a].end > span.start);
         for &a in &active {
             let other = &spans[a];
-            let (first, second) = if other.index < span.index { (other, span) } else { (span, other) };
-            if let Some(key) = first.writes.intersection(&second.writes).next() {
-                result.write_write += 1;
-                if result.write_write_examples.len() < EXAMPLES {
-                    result.write_write_examples.push((first.index, second.index, (*key).clone()));
-                }
-            } else if let (Some(key), Some(_)) =
-                (first.writes.intersection(&second.reads).next(), second.writes.intersection(&first.reads).next())
-            {
-                result.read_write += 1;
-                if result.read_write_examples.len() < EXAMPLES {
-                    result.read_write_examples.push((first.index, second.index, (*key).clone()));
-                }
-            }
+            result.add_pair((other.index, &other.reads, &other.writes), (span.index, &span.reads, &span.writes));
         }
         active.push(i);
     }
@@ -244,18 +231,30 @@ impl Contention {
         if met_first.end <= met_second.start {
             return;
         }
-        let (first, second) = if a.index < b.index { (a, b) } else { (b, a) };
-        if let Some(key) = first.writes.intersection(&second.writes).next() {
+        self.add_pair((a.index, &a.reads, &a.writes), (b.index, &b.reads, &b.writes));
+    }
+
+    /// Counts two overlapping committed transactions, each as (index, keys read, keys written), if they
+    /// conflicted: a key both wrote makes a write-write pair; else a key each wrote that the other read,
+    /// a read-write one. The examples name the lower index first.
+    fn add_pair<K: Ord + std::borrow::Borrow<Key>>(
+        &mut self,
+        a: (u64, &BTreeSet<K>, &BTreeSet<K>),
+        b: (u64, &BTreeSet<K>, &BTreeSet<K>),
+    ) {
+        let ((first, first_reads, first_writes), (second, second_reads, second_writes)) =
+            if a.0 < b.0 { (a, b) } else { (b, a) };
+        if let Some(key) = first_writes.intersection(second_writes).next() {
             self.write_write += 1;
             if self.write_write_examples.len() < EXAMPLES {
-                self.write_write_examples.push((first.index, second.index, key.clone()));
+                self.write_write_examples.push((first, second, key.borrow().clone()));
             }
         } else if let (Some(key), Some(_)) =
-            (first.writes.intersection(&second.reads).next(), second.writes.intersection(&first.reads).next())
+            (first_writes.intersection(second_reads).next(), second_writes.intersection(first_reads).next())
         {
             self.read_write += 1;
             if self.read_write_examples.len() < EXAMPLES {
-                self.read_write_examples.push((first.index, second.index, key.clone()));
+                self.read_write_examples.push((first, second, key.borrow().clone()));
             }
         }
     }

@@ -531,6 +531,11 @@ impl Generated {
     /// [`Generated::history`], each committed transaction's completion recording its position in the
     /// store's commit order (`commit_order`), as the engine's and SQLite's adapters record it.
     pub fn history_positioned(&self) -> History {
+        self.with_completions(|completion, t| completion.set_commit_order(self.positions[t]))
+    }
+
+    /// [`Generated::history`], each completion (of transaction `t`) rewritten by `rewrite(op, t)`.
+    fn with_completions(&self, rewrite: impl Fn(&mut histories::Op, usize)) -> History {
         let mut mentioned = vec![0u8; self.txns.len()];
         let ops = self
             .history()
@@ -543,12 +548,12 @@ impl Generated {
             .map(|(op, &t)| {
                 let mut op = op.clone();
                 if op.kind != histories::OpType::Invoke {
-                    op.set_commit_order(self.positions[t]);
+                    rewrite(&mut op, t);
                 }
                 op
             })
             .collect();
-        History::from_ops(ops).expect("the history, positioned, is one")
+        History::from_ops(ops).expect("the history, rewritten, is one")
     }
 
     /// [`Generated::history`], each committed transaction's completion numbering its register writes as
@@ -574,37 +579,23 @@ impl Generated {
                 })
                 .collect();
         }
-        let mut mentioned = vec![0u8; self.txns.len()];
-        let ops = self
-            .history()
-            .ops()
-            .iter()
-            .zip(self.order.iter().filter(|&&t| {
-                mentioned[t] += 1;
-                !(mentioned[t] == 1 && self.uninvoked.contains(&t))
-            }))
-            .map(|(op, &t)| {
-                let mut op = op.clone();
-                if op.kind != histories::OpType::Invoke && !numbers[t].is_empty() {
-                    let numbered: Vec<Mop> = op
-                        .held_mops()
-                        .iter()
-                        .zip(&numbers[t])
-                        .map(|(mop, number)| match (mop, number) {
-                            (Mop::Write { key, value, .. }, Some(n)) => Mop::Write {
-                                key: key.clone(),
-                                value: *value,
-                                version: histories::WriteVersion::new(*n),
-                            },
-                            (other, _) => other.clone(),
-                        })
-                        .collect();
-                    op.value = histories::OpValue::Txn(numbered.into());
-                }
-                op
-            })
-            .collect();
-        History::from_ops(ops).expect("the history, numbered, is one")
+        self.with_completions(|completion, t| {
+            if numbers[t].is_empty() {
+                return;
+            }
+            let numbered: Vec<Mop> = completion
+                .held_mops()
+                .iter()
+                .zip(&numbers[t])
+                .map(|(mop, number)| match (mop, number) {
+                    (Mop::Write { key, value, .. }, Some(n)) => {
+                        Mop::Write { key: key.clone(), value: *value, version: histories::WriteVersion::new(*n) }
+                    }
+                    (other, _) => other.clone(),
+                })
+                .collect();
+            completion.value = histories::OpValue::Txn(numbered.into());
+        })
     }
 
     /// Rust code that rebuilds the history with the test shorthand (`checker/tests/support`).

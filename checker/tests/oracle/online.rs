@@ -450,75 +450,55 @@ fn retirement_on_rolling_fenced_histories_hides_no_anomaly() {
     assert!(tally.retired > 0 && tally.refuted > 0, "nothing retired or refuted: the test shows nothing");
 }
 
-/// [`retirement_on_fenced_histories_hides_no_anomaly`] for rw-register histories recording their commit
-/// order (the register rule leans on it): the anomalies settled and the last check's are the whole
-/// history's, and rounds retired transactions and settled anomalies on them.
+/// [`retirement_on_fenced_histories_hides_no_anomaly`] for rw-register histories recording `recorded`
+/// (the register rule leans on it): the anomalies settled and the last check's are the whole history's,
+/// and rounds retired transactions and settled anomalies on them.
+fn register_retirement_on_fenced_histories(recorded: Recorded) {
+    let started = std::time::Instant::now();
+    let tally =
+        fenced_tally(Flavor::RwRegister, recorded, FENCED_CASES, SEGMENTS, 12, false, |_| FENCED_MODELS.to_vec());
+    eprintln!("{recorded:?}: {tally:?} in {:.1} s", started.elapsed().as_secs_f64());
+    assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
+    assert!(
+        tally.retired > 0 && tally.settled > 0 && tally.refuted > 0,
+        "nothing retired, settled or refuted: the test shows nothing"
+    );
+}
+
+/// The rolling form for rw-register recording `recorded`, each history under one exactly decided model
+/// in turn; some rounds keep stand-ins (a retired writer whose last version an outside read shows,
+/// reduced to that write).
+fn register_retirement_on_rolling_fenced_histories(recorded: Recorded) {
+    let started = std::time::Instant::now();
+    let tally = fenced_tally(Flavor::RwRegister, recorded, REGISTER_ROLLING_CASES, ROLLING_SEGMENTS, 5, true, |case| {
+        vec![EXACT_MODELS[case % EXACT_MODELS.len()]]
+    });
+    eprintln!("{recorded:?}: {tally:?} in {:.1} s", started.elapsed().as_secs_f64());
+    assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
+    assert!(tally.retired > 0 && tally.stood_in > 0, "nothing retired or stood in for: the test shows nothing");
+}
+
+/// Register histories recording the database's commit order (the engine's and SQLite's adapters).
 #[test]
 fn register_retirement_on_fenced_histories_hides_no_anomaly() {
-    let started = std::time::Instant::now();
-    let tally = fenced_tally(Flavor::RwRegister, Recorded::Positions, FENCED_CASES, SEGMENTS, 12, false, |_| {
-        FENCED_MODELS.to_vec()
-    });
-    eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
-    assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
-    assert!(
-        tally.retired > 0 && tally.settled > 0 && tally.refuted > 0,
-        "nothing retired, settled or refuted: the test shows nothing"
-    );
+    register_retirement_on_fenced_histories(Recorded::Positions);
 }
 
-/// The rolling form for rw-register, each history under one exactly decided model in turn; some rounds
-/// keep stand-ins (a retired writer whose last version an outside read shows, reduced to that write).
 #[test]
 fn register_retirement_on_rolling_fenced_histories_hides_no_anomaly() {
-    let started = std::time::Instant::now();
-    let tally = fenced_tally(
-        Flavor::RwRegister,
-        Recorded::Positions,
-        REGISTER_ROLLING_CASES,
-        ROLLING_SEGMENTS,
-        5,
-        true,
-        |case| vec![EXACT_MODELS[case % EXACT_MODELS.len()]],
-    );
-    eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
-    assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
-    assert!(tally.retired > 0 && tally.stood_in > 0, "nothing retired or stood in for: the test shows nothing");
+    register_retirement_on_rolling_fenced_histories(Recorded::Positions);
 }
 
-/// [`register_retirement_on_fenced_histories_hides_no_anomaly`] for register histories whose writes the
-/// database numbered (as PostgreSQL's and MariaDB's adapters record them) and that record no commit
-/// position: the rule leans on each key's numbers instead.
+/// Register histories whose writes the database numbered (as PostgreSQL's and MariaDB's adapters record
+/// them) and that record no commit position: the rule leans on each key's numbers instead.
 #[test]
 fn numbered_register_retirement_on_fenced_histories_hides_no_anomaly() {
-    let started = std::time::Instant::now();
-    let tally = fenced_tally(Flavor::RwRegister, Recorded::Numbers, FENCED_CASES, SEGMENTS, 12, false, |_| {
-        FENCED_MODELS.to_vec()
-    });
-    eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
-    assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
-    assert!(
-        tally.retired > 0 && tally.settled > 0 && tally.refuted > 0,
-        "nothing retired, settled or refuted: the test shows nothing"
-    );
+    register_retirement_on_fenced_histories(Recorded::Numbers);
 }
 
-/// The rolling form for numbered register histories.
 #[test]
 fn numbered_register_retirement_on_rolling_fenced_histories_hides_no_anomaly() {
-    let started = std::time::Instant::now();
-    let tally = fenced_tally(
-        Flavor::RwRegister,
-        Recorded::Numbers,
-        REGISTER_ROLLING_CASES,
-        ROLLING_SEGMENTS,
-        5,
-        true,
-        |case| vec![EXACT_MODELS[case % EXACT_MODELS.len()]],
-    );
-    eprintln!("{tally:?} in {:.1} s", started.elapsed().as_secs_f64());
-    assert!(tally.disagreements.is_empty(), "{}", tally.disagreements.join("\n\n"));
-    assert!(tally.retired > 0 && tally.stood_in > 0, "nothing retired or stood in for: the test shows nothing");
+    register_retirement_on_rolling_fenced_histories(Recorded::Numbers);
 }
 
 /// The soak: `ISOCHECK_ONLINE_SOAK_CASES` rolling histories (2,000 when unset) from
