@@ -772,6 +772,13 @@ mod tests {
         assert!(retirement.txns.is_empty(), "{:?}", retirement.txns);
     }
 
+    /// What a round retires of the register history `jsonl` once key `x` is retired (no order drawn, no
+    /// assumption made).
+    fn retired_on_x(jsonl: &str) -> Retirement {
+        let history = parse(jsonl, Format::JsonLines, "h.jsonl").expect("a history");
+        retirable(&history, &BTreeSet::from([Key::Str("x".into())]), None, Inference::default())
+    }
+
     #[test]
     fn numbered_register_writes_retire_by_their_numbers_as_positioned_ones_by_their_positions() {
         // T0 writes x = 1 and T1 x = 2, each numbered as `t1`'s version says (the database's version
@@ -787,12 +794,7 @@ mod tests {
                 r#"{"type":"invoke","process":2,"value":[["r","x",null],["w","y",1]]}"#.to_string(),
                 r#"{"type":"ok","process":2,"value":[["r","x",1],["w","y",1]]}"#.to_string(),
             ];
-            let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
-            let x = match history.ops()[0].held_mops() {
-                [Mop::Write { key, .. }] => key.clone(),
-                other => panic!("{other:?}"),
-            };
-            let retirement = retirable(&history, &BTreeSet::from([x]), None, Inference::default());
+            let retirement = retired_on_x(&lines.join("\n"));
             (retirement.txns, retirement.stand_ins, retirement.positions)
         };
         assert_eq!(retired_with(",6"), (BTreeSet::from([0]), BTreeSet::from([0]), vec![]));
@@ -810,14 +812,10 @@ mod tests {
             r#"{"type":"invoke","process":2,"value":[["r","x",null],["w","y",1]]}"#,
             r#"{"type":"ok","process":2,"value":[["r","x",1],["w","y",1]],"commit_order":2}"#,
         ];
-        let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
-        let x = Key::Str("x".into());
-        let retirement = retirable(&history, &BTreeSet::from([x]), None, Inference::default());
+        let retirement = retired_on_x(&lines.join("\n"));
         assert!(retirement.txns.is_empty(), "{retirement:?}");
         // The same without the numbers retires T0 (standing in for the version T2 read).
-        let positioned = lines.join("\n").replace(",1,5]]", ",1]]");
-        let history = parse(&positioned, Format::JsonLines, "h.jsonl").expect("a history");
-        let retirement = retirable(&history, &BTreeSet::from([Key::Str("x".into())]), None, Inference::default());
+        let retirement = retired_on_x(&lines.join("\n").replace(",1,5]]", ",1]]"));
         assert_eq!(retirement.txns, BTreeSet::from([0]));
     }
 
@@ -833,12 +831,7 @@ mod tests {
                 r#"{"type":"invoke","process":2,"value":[["r","x",null],["w","y",1]]}"#.to_string(),
                 r#"{"type":"ok","process":2,"value":[["r","x",1],["w","y",1]]}"#.to_string(),
             ];
-            let history = parse(&lines.join("\n"), Format::JsonLines, "h.jsonl").expect("a history");
-            let x = match history.ops()[0].held_mops() {
-                [Mop::Write { key, .. }] => key.clone(),
-                other => panic!("{other:?}"),
-            };
-            let retirement = retirable(&history, &BTreeSet::from([x]), None, Inference::default());
+            let retirement = retired_on_x(&lines.join("\n"));
             (retirement.txns, retirement.stand_ins)
         };
         assert_eq!(retired_with(r#","commit_order":1"#), (BTreeSet::from([0]), BTreeSet::from([0])));
